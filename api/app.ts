@@ -1,0 +1,112 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express, { type Express } from 'express';
+import type { Config } from './config.js';
+import type { Deps } from './core/deps.js';
+import { Events } from './core/events.js';
+import { openDatabase, type Db } from './db/connection.js';
+import { migrate } from './db/migrate.js';
+import { registerAll } from './http/index.js';
+import { bodyParsers } from './http/middleware/body.js';
+import { cors } from './http/middleware/cors.js';
+import { errorHandler, notFoundHandler } from './http/middleware/errors.js';
+import { hostAllowList, hostName } from './http/middleware/host.js';
+import { Routes, type RouteInfo } from './http/routes.js';
+import { createUris, type Uris } from './util/uris.js';
+
+/** A composed instance: database, core dependencies and the HTTP server, not yet listening. */
+export interface HearthApp {
+  readonly deps: Deps;
+  readonly express: Express;
+  /** Every route with its declared auth and scopes. */
+  readonly routes: readonly RouteInfo[];
+  /** Starts listening on the configured bind address and port; resolves to the local URL. */
+  listen(): Promise<string>;
+  /** The HTTP server, once listening. */
+  readonly server: Server | null;
+  /** Stops the server and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Path of the SQLite file inside a data directory. */
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'hearth.sqlite3');
+}
+
+/** Opens and migrates the database of a data directory (also used by CLI commands). */
+export function openDataDir(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const db = openDatabase(databasePath(dataDir));
+  migrate(db);
+  return db;
+}
+
+/**
+ * The composition root: opens the database, wires core, HTTP (and later federation and streaming)
+ * together. Nothing listens until `listen()`.
+ */
+export async function createApp(config: Config): Promise<HearthApp> {
+  const db = openDataDir(config.dataDir);
+  const events = new Events();
+  let uris: Uris = createUris(config.origin ?? `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${config.port}`);
+  const deps: Deps = {
+    db,
+    config,
+    events,
+    get uris() {
+      return uris;
+    },
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+  app.set('etag', false);
+  const allowedHosts = [...config.allowedHosts, hostName(config.bind)];
+  if (config.origin) allowedHosts.push(new URL(config.origin).hostname.toLowerCase());
+  app.use(hostAllowList(() => allowedHosts));
+  app.use(cors);
+  app.use(bodyParsers(config.maxBodyBytes));
+  const routes = new Routes(deps);
+  await registerAll(routes);
+  app.use(routes.router);
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+
+  let server: Server | null = null;
+  return {
+    deps,
+    express: app,
+    routes: routes.table,
+    get server() {
+      return server;
+    },
+    listen() {
+      return new Promise((resolve, reject) => {
+        const s = createServer(app);
+        s.keepAliveTimeout = 65_000;
+        s.once('error', reject);
+        s.listen(config.port, config.bind, () => {
+          const { port } = s.address() as AddressInfo;
+          const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
+          const local = `http://${host}:${port}`;
+          // Local-only instances publish their local address; it is only known now when port 0 was asked.
+          if (!config.origin) uris = createUris(local);
+          server = s;
+          resolve(local);
+        });
+      });
+    },
+    async close() {
+      if (server) {
+        const s = server;
+        server = null;
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+      db.close();
+    },
+  };
+}

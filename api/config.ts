@@ -1,0 +1,146 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** How new people may join this instance. */
+export type RegistrationMode = 'open' | 'approval' | 'closed';
+
+/** Everything the server needs to know about where and how it runs. */
+export interface Config {
+  /** Directory holding the SQLite file, media and the config file. */
+  dataDir: string;
+  /** Local port for the API (0 picks a free port, for tests). */
+  port: number;
+  /** Address the local port binds to; 127.0.0.1 unless told otherwise. */
+  bind: string;
+  /**
+   * The instance's public origin (`https://kim.example`), its identity on the fediverse, fixed at
+   * setup. `null` means local-only: no federation, URLs are built from the local address.
+   */
+  origin: string | null;
+  registrations: RegistrationMode;
+  /** Extra Host header names accepted besides loopback names, the bind address and the origin. */
+  allowedHosts: string[];
+  /** Allows `http://` origins and loopback peers, for tests and local experiments only. */
+  federationAllowLoopback: boolean;
+  /** Whether /api/v1/instance/peers answers (Mastodon's SHOW_DOMAIN_BLOCKS-like switch). */
+  peersApi: boolean;
+  /** Whether /api/v1/instance/activity answers. */
+  activityApi: boolean;
+  /** Largest request body accepted for JSON and form bodies, in bytes. */
+  maxBodyBytes: number;
+}
+
+/** The port `hearth serve` binds when none is given. */
+export const DEFAULT_PORT = 7470;
+
+/** The data directory used when none is given: `$XDG_DATA_HOME/hearth` or `~/.local/share/hearth`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME && env.XDG_DATA_HOME.length > 0 ? env.XDG_DATA_HOME : join(homedir(), '.local', 'share');
+  return join(base, 'hearth');
+}
+
+/** Options as they come from flags or a config file, before defaults are applied. */
+export interface ConfigInput {
+  dataDir?: string | undefined;
+  port?: number | string | undefined;
+  bind?: string | undefined;
+  origin?: string | null | undefined;
+  registrations?: string | undefined;
+  allowedHosts?: string[] | string | undefined;
+  federationAllowLoopback?: boolean | string | undefined;
+  peersApi?: boolean | string | undefined;
+  activityApi?: boolean | string | undefined;
+  maxBodyBytes?: number | string | undefined;
+  configFile?: string | undefined;
+}
+
+function parseBool(value: boolean | string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  return !['0', 'f', 'false', 'no', 'off', ''].includes(value.toLowerCase());
+}
+
+function parsePort(value: number | string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port: ${value}`);
+  return n;
+}
+
+/** Checks and normalizes a public origin: scheme and host only, no path, https unless allowed. */
+export function normalizeOrigin(value: string, allowHttp: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`invalid origin: ${value}`);
+  }
+  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:')) {
+    throw new Error(`the origin must be https:// (http:// only with --federation-allow-loopback): ${value}`);
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username) {
+    throw new Error(`the origin must be a scheme and host only: ${value}`);
+  }
+  return url.origin;
+}
+
+function envInput(env: NodeJS.ProcessEnv): ConfigInput {
+  return {
+    dataDir: env.HEARTH_DATA,
+    port: env.HEARTH_PORT,
+    bind: env.HEARTH_BIND,
+    origin: env.HEARTH_ORIGIN,
+    registrations: env.HEARTH_REGISTRATIONS,
+    allowedHosts: env.HEARTH_ALLOWED_HOSTS,
+    federationAllowLoopback: env.HEARTH_FEDERATION_ALLOW_LOOPBACK,
+  };
+}
+
+function pick<K extends keyof ConfigInput>(key: K, ...sources: ConfigInput[]): ConfigInput[K] {
+  for (const source of sources) {
+    const value = source[key];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * Resolves the configuration: command-line flags win over environment variables, which win over
+ * the config file (`--config FILE`, or `hearth.json` in the data directory), which wins over the
+ * defaults.
+ */
+export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const fromEnv = envInput(env);
+  const dataDir = resolve(pick('dataDir', flags, fromEnv) ?? defaultDataDir(env));
+  const configFile = flags.configFile ?? env.HEARTH_CONFIG ?? join(dataDir, 'hearth.json');
+  let fromFile: ConfigInput = {};
+  if (existsSync(configFile)) {
+    try {
+      fromFile = JSON.parse(readFileSync(configFile, 'utf8')) as ConfigInput;
+    } catch (err) {
+      throw new Error(`cannot read config file ${configFile}: ${(err as Error).message}`);
+    }
+  } else if (flags.configFile) {
+    throw new Error(`config file not found: ${flags.configFile}`);
+  }
+  const federationAllowLoopback = parseBool(pick('federationAllowLoopback', flags, fromEnv, fromFile), false);
+  const originRaw = pick('origin', flags, fromEnv, fromFile);
+  const registrations = (pick('registrations', flags, fromEnv, fromFile) ?? 'closed') as string;
+  if (!['open', 'approval', 'closed'].includes(registrations)) {
+    throw new Error(`registrations must be open, approval or closed, not ${registrations}`);
+  }
+  const hosts = pick('allowedHosts', flags, fromEnv, fromFile);
+  return {
+    dataDir,
+    port: parsePort(pick('port', flags, fromEnv, fromFile), DEFAULT_PORT),
+    bind: pick('bind', flags, fromEnv, fromFile) ?? '127.0.0.1',
+    origin: originRaw ? normalizeOrigin(originRaw, federationAllowLoopback) : null,
+    registrations: registrations as RegistrationMode,
+    allowedHosts: (typeof hosts === 'string' ? hosts.split(',') : (hosts ?? [])).map((h) => h.trim().toLowerCase()).filter(Boolean),
+    federationAllowLoopback,
+    peersApi: parseBool(pick('peersApi', flags, fromFile), true),
+    activityApi: parseBool(pick('activityApi', flags, fromFile), true),
+    maxBodyBytes: Number(pick('maxBodyBytes', flags, fromFile) ?? 1024 * 1024),
+  };
+}

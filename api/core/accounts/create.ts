@@ -1,0 +1,104 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { findAccountByHandle, insertAccount } from '../../db/repos/accounts.js';
+import { insertUser, type UserRole } from '../../db/repos/users.js';
+import { now } from '../../util/clock.js';
+import { unprocessable } from '../../util/errors.js';
+import { newId } from '../../util/ids.js';
+import { hashPassword } from '../../util/passwords.js';
+import type { Deps } from '../deps.js';
+
+/** Usernames as Mastodon allows them: letters, digits and underscores, at most 30 characters. */
+export const USERNAME_PATTERN = /^[a-z0-9_]+$/i;
+export const USERNAME_MAX = 30;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 72;
+
+/** Names that would clash with paths or impersonate the instance. */
+const RESERVED = new Set(['admin', 'administrator', 'root', 'support', 'help', 'settings', 'system', 'webmaster', 'postmaster', 'hostmaster', 'instance', 'actor', 'mastodon', 'hearth', 'relay', 'inbox', 'outbox', 'users', 'about', 'api', 'oauth', 'well_known', 'nodeinfo', 'setup']);
+
+export interface NewLocalUser {
+  username: string;
+  password: string;
+  email?: string | null | undefined;
+  role?: UserRole | undefined;
+  locale?: string | null | undefined;
+  approved?: boolean | undefined;
+  reason?: string | null | undefined;
+  inviteId?: string | null | undefined;
+  ip?: string | null | undefined;
+  /** Skips the reserved-name check (the CLI may create `admin` deliberately). */
+  allowReserved?: boolean | undefined;
+}
+
+/** Checks a username against Mastodon's rules; throws 422 naming the problem. */
+export function validateUsername(username: string, allowReserved = false): void {
+  if (!username) throw unprocessable('Username can\'t be blank', { details: { username: [{ error: 'ERR_BLANK', description: "can't be blank" }] } });
+  if (username.length > USERNAME_MAX) throw unprocessable('Username is too long (maximum is 30 characters)', { details: { username: [{ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 30 characters)' }] } });
+  if (!USERNAME_PATTERN.test(username)) throw unprocessable('Username must contain only letters, numbers and underscores', { details: { username: [{ error: 'ERR_INVALID', description: 'must contain only letters, numbers and underscores' }] } });
+  if (!allowReserved && RESERVED.has(username.toLowerCase())) throw unprocessable('Username is reserved', { details: { username: [{ error: 'ERR_RESERVED', description: 'is reserved' }] } });
+}
+
+/** Checks a password's length as Mastodon does (8 to 72 characters). */
+export function validatePassword(password: string): void {
+  if (password.length < PASSWORD_MIN) throw unprocessable('Password is too short (minimum is 8 characters)', { details: { password: [{ error: 'ERR_TOO_SHORT', description: 'is too short (minimum is 8 characters)' }] } });
+  if (password.length > PASSWORD_MAX) throw unprocessable('Password is too long (maximum is 72 characters)', { details: { password: [{ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 72 characters)' }] } });
+}
+
+/** An RSA key pair for the account's ActivityPub `#main-key`. */
+export function generateActorKeys(): { publicKeyPem: string; privateKeyPem: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { publicKeyPem: publicKey, privateKeyPem: privateKey };
+}
+
+/**
+ * Creates a local account and its user in one transaction (username unique, case-insensitively),
+ * with actor keys ready for federation, and emits `account.created` and `user.signed_up`.
+ */
+export function createLocalUser(deps: Deps, input: NewLocalUser): { userId: string; accountId: string } {
+  validateUsername(input.username, input.allowReserved);
+  validatePassword(input.password);
+  const passwordHash = hashPassword(input.password);
+  const keys = generateActorKeys();
+  const at = now();
+  const accountId = newId(at);
+  const userId = newId(at);
+  const approved = input.approved ?? true;
+  deps.db.transaction(() => {
+    if (findAccountByHandle(deps.db, input.username, null)) {
+      throw unprocessable('Username has already been taken', { details: { username: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] } });
+    }
+    if (input.email && deps.db.query('SELECT 1 FROM users WHERE lower(email) = lower(?)').get(input.email)) {
+      throw unprocessable('Email has already been taken', { details: { email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] } });
+    }
+    insertAccount(deps.db, {
+      id: accountId,
+      username: input.username,
+      public_key_pem: keys.publicKeyPem,
+      private_key_pem: keys.privateKeyPem,
+      created_at: at,
+      updated_at: at,
+    });
+    insertUser(deps.db, {
+      id: userId,
+      account_id: accountId,
+      email: input.email ?? null,
+      password_hash: passwordHash,
+      role: input.role ?? 'user',
+      locale: input.locale ?? null,
+      approved: approved ? 1 : 0,
+      sign_up_reason: input.reason ?? null,
+      sign_up_ip: input.ip ?? null,
+      invite_id: input.inviteId ?? null,
+      confirmed_at: at,
+      created_at: at,
+      updated_at: at,
+    });
+  });
+  deps.events.emit('account.created', { accountId });
+  deps.events.emit('user.signed_up', { userId, accountId, approved });
+  return { userId, accountId };
+}

@@ -1,0 +1,39 @@
+import { EventEmitter } from 'node:events';
+
+/**
+ * Typed in-process events. Core emits them after a change has committed; federation, streaming,
+ * notifications and push subscribe. Each area adds its events to `EventMap`.
+ */
+export interface EventMap {
+  'account.created': { accountId: string };
+  'account.updated': { accountId: string };
+  'user.signed_up': { userId: string; accountId: string; approved: boolean };
+  'token.revoked': { tokenId: string; userId: string | null };
+}
+
+export type EventName = keyof EventMap;
+
+/** A typed wrapper over EventEmitter; listeners that throw are reported, never break the emitter. */
+export class Events {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    this.emitter.setMaxListeners(100);
+  }
+
+  /** Emits after commit; a failing listener is logged and does not affect the caller. */
+  emit<K extends EventName>(name: K, payload: EventMap[K]): void {
+    for (const listener of this.emitter.listeners(name)) {
+      try {
+        (listener as (p: EventMap[K]) => void)(payload);
+      } catch (err) {
+        console.error(`event listener for ${name} failed`, err);
+      }
+    }
+  }
+
+  on<K extends EventName>(name: K, listener: (payload: EventMap[K]) => void): () => void {
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
+  }
+}

@@ -1,0 +1,103 @@
+import type { Db } from '../connection.js';
+
+/** A row of `accounts`, as stored (see 0001_foundation.sql for column meanings). */
+export interface AccountRow {
+  id: string;
+  username: string;
+  domain: string | null;
+  uri: string | null;
+  url: string | null;
+  actor_type: 'Person' | 'Service' | 'Group' | 'Application' | 'Organization';
+  display_name: string;
+  note: string;
+  note_source: string;
+  fields: string;
+  locked: number;
+  discoverable: number | null;
+  indexable: number;
+  hide_collections: number;
+  memorial: number;
+  avatar_file: string | null;
+  avatar_static_file: string | null;
+  avatar_remote_url: string | null;
+  header_file: string | null;
+  header_static_file: string | null;
+  header_remote_url: string | null;
+  moved_to_account_id: string | null;
+  also_known_as: string;
+  public_key_pem: string | null;
+  private_key_pem: string | null;
+  inbox_url: string | null;
+  outbox_url: string | null;
+  shared_inbox_url: string | null;
+  followers_url: string | null;
+  following_url: string | null;
+  featured_url: string | null;
+  featured_tags_url: string | null;
+  statuses_count: number;
+  followers_count: number;
+  following_count: number;
+  last_status_at: number | null;
+  suspended_at: number | null;
+  silenced_at: number | null;
+  sensitized_at: number | null;
+  last_fetched_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Fields needed to insert an account; the rest take their column defaults. */
+export type NewAccount = Pick<AccountRow, 'id' | 'username' | 'created_at' | 'updated_at'> & Partial<AccountRow>;
+
+/** Loads one account by id. */
+export function findAccountById(db: Db, id: string): AccountRow | undefined {
+  return db.query<AccountRow>('SELECT * FROM accounts WHERE id = ?').get(id);
+}
+
+/** Loads many accounts by id in one query; the result is keyed by id. */
+export function findAccountsByIds(db: Db, ids: readonly string[]): Map<string, AccountRow> {
+  const out = new Map<string, AccountRow>();
+  const unique = [...new Set(ids)];
+  // Chunked to stay well under SQLite's bound-parameter limit.
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    const rows = db
+      .query<AccountRow>('SELECT * FROM accounts WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))')
+      .all(JSON.stringify(chunk));
+    for (const row of rows) out.set(row.id, row);
+  }
+  return out;
+}
+
+/** Finds an account by its handle; `domain` null means local. Case-insensitive on the username. */
+export function findAccountByHandle(db: Db, username: string, domain: string | null): AccountRow | undefined {
+  return db
+    .query<AccountRow>("SELECT * FROM accounts WHERE lower(username) = lower(?) AND coalesce(domain, '') = coalesce(?, '')")
+    .get(username, domain);
+}
+
+/** Finds a remote account by its ActivityPub id. */
+export function findAccountByUri(db: Db, uri: string): AccountRow | undefined {
+  return db.query<AccountRow>('SELECT * FROM accounts WHERE uri = ?').get(uri);
+}
+
+/** Inserts an account row. */
+export function insertAccount(db: Db, account: NewAccount): void {
+  const keys = Object.keys(account).filter((k) => account[k as keyof NewAccount] !== undefined);
+  db.query(`INSERT INTO accounts (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`).run(
+    Object.fromEntries(keys.map((k) => [k, account[k as keyof NewAccount] as string | number | null])),
+  );
+}
+
+/** Columns that `updateAccount` may change. */
+export type AccountUpdate = Partial<Omit<AccountRow, 'id' | 'created_at'>>;
+
+/** Updates the given columns of one account. */
+export function updateAccount(db: Db, id: string, changes: AccountUpdate): void {
+  const keys = Object.keys(changes).filter((k) => changes[k as keyof AccountUpdate] !== undefined);
+  if (keys.length === 0) return;
+  db.query(`UPDATE accounts SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({
+    ...Object.fromEntries(keys.map((k) => [k, changes[k as keyof AccountUpdate] as string | number | null])),
+    id,
+  });
+}

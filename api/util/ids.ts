@@ -1,0 +1,52 @@
+import { randomInt } from 'node:crypto';
+import { now } from './clock.js';
+
+/**
+ * Time-sortable 64-bit identifiers, as Mastodon makes them: milliseconds since the epoch shifted
+ * left 16 bits, plus a 16-bit sequence. Stored as SQLite INTEGER, handled as decimal strings in
+ * TypeScript (they exceed Number's safe range) and serialized as strings everywhere.
+ */
+let lastMs = 0n;
+let sequence = 0n;
+
+/** A new identifier for a local record created now; strictly increasing within this process. */
+export function newId(atMs: number = now()): string {
+  let ms = BigInt(Math.floor(atMs));
+  if (ms < lastMs) ms = lastMs; // clock stepped back: keep ids increasing
+  if (ms === lastMs) {
+    sequence += 1n;
+    if (sequence > 0xffffn) {
+      // More than 65,536 ids in one millisecond: borrow the next millisecond.
+      ms += 1n;
+      sequence = 0n;
+    }
+  } else {
+    sequence = 0n;
+  }
+  lastMs = ms;
+  return ((ms << 16n) | sequence).toString();
+}
+
+/**
+ * An identifier for a record created elsewhere at `atMs` (a remote status's published time), so
+ * that ids keep sorting by creation time. The low bits are random, so it does not disturb the
+ * local sequence; callers retry on the rare collision.
+ */
+export function idAtTime(atMs: number): string {
+  return ((BigInt(Math.floor(atMs)) << 16n) | BigInt(randomInt(0, 0x10000))).toString();
+}
+
+/** The smallest id that could have been made at `atMs` (for time-bounded id ranges). */
+export function minIdAtTime(atMs: number): string {
+  return (BigInt(Math.floor(atMs)) << 16n).toString();
+}
+
+/** When an id was made, in milliseconds since the epoch. */
+export function idTime(id: string): number {
+  return Number(BigInt(id) >> 16n);
+}
+
+/** True when `value` is a decimal string that can be an identifier (so it can be bound safely). */
+export function isId(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 0x7fffffffffffffffn;
+}

@@ -1,0 +1,44 @@
+/**
+ * Every URL the instance publishes is built here, from one base: the public origin, or the local
+ * address when the instance is local-only. Federation publishes these same URLs, so they must not
+ * change once an account or status exists.
+ */
+export interface Uris {
+  /** `https://kim.example`, no trailing slash. */
+  readonly base: string;
+  /** The instance's domain as it appears in handles (`kim.example`, or `127.0.0.1:7470` local-only). */
+  readonly domain: string;
+  /** Absolute URL for a path on this instance. */
+  url(path: string): string;
+  /** ActivityPub id of a local actor. */
+  accountUri(username: string): string;
+  /** Profile page of a local account. */
+  accountUrl(username: string): string;
+  /** ActivityPub id of a local status. */
+  statusUri(username: string, statusId: string): string;
+  /** Web page of a local status. */
+  statusUrl(username: string, statusId: string): string;
+  /** Public URL of a stored file (media, avatars, emojis) by its storage key. */
+  fileUrl(key: string): string;
+  /** Tag page. */
+  tagUrl(name: string): string;
+}
+
+/** Builds the URL helpers for a base such as `https://kim.example` or `http://127.0.0.1:7470`. */
+export function createUris(base: string): Uris {
+  const clean = base.replace(/\/+$/, '');
+  const parsed = new URL(clean);
+  const domain = parsed.host;
+  const url = (path: string) => `${clean}${path.startsWith('/') ? path : `/${path}`}`;
+  return {
+    base: clean,
+    domain,
+    url,
+    accountUri: (username) => url(`/users/${encodeURIComponent(username)}`),
+    accountUrl: (username) => url(`/@${encodeURIComponent(username)}`),
+    statusUri: (username, statusId) => url(`/users/${encodeURIComponent(username)}/statuses/${statusId}`),
+    statusUrl: (username, statusId) => url(`/@${encodeURIComponent(username)}/${statusId}`),
+    fileUrl: (key) => url(`/system/${key.split('/').map(encodeURIComponent).join('/')}`),
+    tagUrl: (name) => url(`/tags/${encodeURIComponent(name)}`),
+  };
+}
