@@ -1,0 +1,218 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createApp, openDataDir } from './app.js';
+import { resolveConfig, type Config, type ConfigInput } from './config.js';
+import { createLocalUser } from './core/accounts/create.js';
+import type { Deps } from './core/deps.js';
+import { Events } from './core/events.js';
+import { changePassword, changeRole, listUsers } from './core/accounts/admin.js';
+import { issueToken } from './core/oauth/tokens.js';
+import { isKnownScope, parseScopes } from './core/oauth/scopes.js';
+import { migrate } from './db/migrate.js';
+import { ApiError } from './util/errors.js';
+import { createUris } from './util/uris.js';
+import type { UserRole } from './db/repos/users.js';
+
+const USAGE = `Usage: hearth <command> [options]
+
+Commands:
+  serve                  run the instance server
+      --data DIR         data directory (env HEARTH_DATA; default ~/.local/share/hearth)
+      --port N           local port (env HEARTH_PORT; default 7470)
+      --bind ADDR        bind address (env HEARTH_BIND; default 127.0.0.1)
+      --origin URL       public origin, e.g. https://kim.example (env HEARTH_ORIGIN; none = local-only)
+      --registrations M  open | approval | closed (env HEARTH_REGISTRATIONS; default closed)
+      --allowed-hosts L  extra Host names accepted, comma-separated (env HEARTH_ALLOWED_HOSTS)
+      --federation-allow-loopback
+                         allow an http:// origin and loopback peers (tests and experiments only)
+      --config FILE      JSON config file (default DIR/hearth.json)
+  account create --username NAME --password PW [--email E] [--role owner|admin|moderator|user]
+  account list
+  account password --username NAME --password PW
+  account role --username NAME --role ROLE
+  token --username NAME [--scopes "read write follow push"]
+                         print a new access token for scripts (only the token)
+  migrate                apply database migrations
+  version                print the version
+
+Every command takes --data DIR and --config FILE.
+`;
+
+const OPTIONS = {
+  data: { type: 'string' },
+  port: { type: 'string' },
+  bind: { type: 'string' },
+  origin: { type: 'string' },
+  registrations: { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'federation-allow-loopback': { type: 'boolean' },
+  config: { type: 'string' },
+  username: { type: 'string' },
+  password: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  scopes: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies ParseArgsConfig['options'];
+
+type Flags = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+function configInput(flags: Flags): ConfigInput {
+  return {
+    dataDir: flags.data,
+    port: flags.port,
+    bind: flags.bind,
+    origin: flags.origin,
+    registrations: flags.registrations,
+    allowedHosts: flags['allowed-hosts'],
+    federationAllowLoopback: flags['federation-allow-loopback'],
+    configFile: flags.config,
+  };
+}
+
+/** Core dependencies for a one-off command on a data directory (no server). */
+function commandDeps(config: Config): Deps {
+  const db = openDataDir(config.dataDir);
+  const uris = createUris(config.origin ?? `http://${config.bind}:${config.port}`);
+  return { db, config, events: new Events(), uris };
+}
+
+function need(value: string | undefined, flag: string): string {
+  if (!value) throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+const ROLES: readonly UserRole[] = ['owner', 'admin', 'moderator', 'user'];
+
+function parseRole(value: string | undefined): UserRole {
+  const role = (value ?? 'user') as UserRole;
+  if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  return role;
+}
+
+async function serve(config: Config): Promise<number> {
+  const app = await createApp(config);
+  const local = await app.listen();
+  console.log(`Hearth is listening on ${local}`);
+  console.log(config.origin ? `Public origin: ${config.origin}` : 'Local-only: no public origin is set, federation is off.');
+  const { setupHint } = await import('./core/setup-hint.js');
+  const hint = setupHint(app.deps, local);
+  if (hint) console.log(hint);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await app.close();
+  return 0;
+}
+
+async function account(sub: string | undefined, flags: Flags, config: Config): Promise<number> {
+  const deps = commandDeps(config);
+  try {
+    switch (sub) {
+      case 'create': {
+        const username = need(flags.username, 'username');
+        const { accountId } = createLocalUser(deps, {
+          username,
+          password: need(flags.password, 'password'),
+          email: flags.email ?? null,
+          role: parseRole(flags.role),
+          allowReserved: true,
+        });
+        console.log(`created ${username} (${parseRole(flags.role)}), account id ${accountId}`);
+        return 0;
+      }
+      case 'list': {
+        for (const u of listUsers(deps)) {
+          console.log(`${u.username}\t${u.role}\t${u.email ?? ''}\t${u.approved ? 'approved' : 'pending'}${u.disabled ? '\tdisabled' : ''}`);
+        }
+        return 0;
+      }
+      case 'password': {
+        changePassword(deps, need(flags.username, 'username'), need(flags.password, 'password'));
+        console.log('password changed; existing tokens stay valid');
+        return 0;
+      }
+      case 'role': {
+        changeRole(deps, need(flags.username, 'username'), parseRole(need(flags.role, 'role')));
+        console.log('role changed');
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown account command: ${sub ?? '(none)'}`);
+    }
+  } finally {
+    deps.db.close();
+  }
+}
+
+function token(flags: Flags, config: Config): number {
+  const deps = commandDeps(config);
+  try {
+    const scopes = parseScopes(flags.scopes ?? 'read write follow push');
+    const unknown = scopes.filter((s) => !isKnownScope(s));
+    if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')}`);
+    const user = listUsers(deps).find((u) => u.username.toLowerCase() === need(flags.username, 'username').toLowerCase());
+    if (!user) throw new UsageError(`no such user: ${flags.username}`);
+    const issued = issueToken(deps, { applicationId: null, userId: user.userId, scopes });
+    process.stdout.write(`${issued.accessToken}\n`);
+    return 0;
+  } finally {
+    deps.db.close();
+  }
+}
+
+/** Runs the CLI with the given arguments (without `node` and the script); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    console.error(`hearth: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const flags = parsed.values as Flags;
+  const [command, sub] = parsed.positionals;
+  if (flags.help || !command || command === 'help') {
+    console.log(USAGE);
+    return command || flags.help ? 0 : 2;
+  }
+  try {
+    if (command === 'version') {
+      const { HEARTH_VERSION } = await import('./util/version.js');
+      console.log(HEARTH_VERSION);
+      return 0;
+    }
+    const config = resolveConfig(configInput(flags));
+    switch (command) {
+      case 'serve':
+        return await serve(config);
+      case 'account':
+        return await account(sub, flags, config);
+      case 'token':
+        return token(flags, config);
+      case 'migrate': {
+        const db = openDataDir(config.dataDir);
+        const result = migrate(db);
+        db.close();
+        console.log(`database at schema version ${result.current}`);
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command: ${command}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`hearth: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof ApiError) {
+      console.error(`hearth: ${err.message}`);
+      return 1;
+    }
+    console.error(`hearth: ${(err as Error).message}`);
+    return 1;
+  }
+}

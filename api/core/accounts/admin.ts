@@ -1,0 +1,50 @@
+import { findAccountByHandle } from '../../db/repos/accounts.js';
+import { findUserByAccountId, updateUser, type UserRole } from '../../db/repos/users.js';
+import { now } from '../../util/clock.js';
+import { ApiError } from '../../util/errors.js';
+import { hashPassword } from '../../util/passwords.js';
+import type { Deps } from '../deps.js';
+import { validatePassword } from './create.js';
+
+/** One line of `hearth account list`. */
+export interface UserSummary {
+  userId: string;
+  accountId: string;
+  username: string;
+  email: string | null;
+  role: UserRole;
+  approved: boolean;
+  disabled: boolean;
+}
+
+/** Every local user, oldest first. */
+export function listUsers(deps: Deps): UserSummary[] {
+  return deps.db
+    .query<{ user_id: string; account_id: string; username: string; email: string | null; role: UserRole; approved: number; disabled: number }>(
+      `SELECT users.id AS user_id, accounts.id AS account_id, accounts.username, users.email, users.role, users.approved, users.disabled
+       FROM users JOIN accounts ON accounts.id = users.account_id ORDER BY users.id`,
+    )
+    .all()
+    .map((r) => ({ userId: r.user_id, accountId: r.account_id, username: r.username, email: r.email, role: r.role, approved: r.approved === 1, disabled: r.disabled === 1 }));
+}
+
+function userByUsername(deps: Deps, username: string) {
+  const account = findAccountByHandle(deps.db, username, null);
+  const user = account ? findUserByAccountId(deps.db, account.id) : undefined;
+  if (!user) throw new ApiError(404, `no such user: ${username}`);
+  return user;
+}
+
+/** Sets a user's password (administrative: no old password needed). */
+export function changePassword(deps: Deps, username: string, password: string): void {
+  validatePassword(password);
+  const user = userByUsername(deps, username);
+  updateUser(deps.db, user.id, { password_hash: hashPassword(password), updated_at: now() });
+}
+
+/** Promotes or demotes a user. */
+export function changeRole(deps: Deps, username: string, role: UserRole): void {
+  const user = userByUsername(deps, username);
+  updateUser(deps.db, user.id, { role, updated_at: now() });
+  deps.events.emit('account.updated', { accountId: user.account_id });
+}
