@@ -39,5 +39,5 @@ export function revokeToken(db: Db, id: string, at: number): number {
 
 /** Records the last time a token was used, at most once a minute per token. */
 export function touchToken(db: Db, id: string, at: number): void {
-  db.query('UPDATE oauth_tokens SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1 - 60000)').run(at, id);
+  db.query('UPDATE oauth_tokens SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at - 60000)').run({ at, id });
 }

@@ -33,15 +33,33 @@ export function findUserByAccountId(db: Db, accountId: string): UserRow | undefi
   return db.query<UserRow>('SELECT * FROM users WHERE account_id = ?').get(accountId);
 }
 
+/** Loads the users owning the given local accounts in one query; the result is keyed by account id. */
+export function findUsersByAccountIds(db: Db, accountIds: readonly string[]): Map<string, UserRow> {
+  const out = new Map<string, UserRow>();
+  const unique = [...new Set(accountIds)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = db
+      .query<UserRow>('SELECT * FROM users WHERE account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))')
+      .all(JSON.stringify(unique.slice(i, i + 500)));
+    for (const row of rows) out.set(row.account_id, row);
+  }
+  return out;
+}
+
+/** True when some user already signs in with this e-mail address (case-insensitive). */
+export function emailTaken(db: Db, email: string): boolean {
+  return db.query('SELECT 1 FROM users WHERE lower(email) = lower(?)').get(email) !== undefined;
+}
+
 /** Finds a user by the local username of their account or by e-mail, for login. */
 export function findUserByLogin(db: Db, login: string): UserRow | undefined {
   return db
     .query<UserRow>(
       `SELECT users.* FROM users JOIN accounts ON accounts.id = users.account_id
-       WHERE (accounts.domain IS NULL AND lower(accounts.username) = lower(?1)) OR lower(users.email) = lower(?1)
+       WHERE (accounts.domain IS NULL AND lower(accounts.username) = lower(@login)) OR lower(users.email) = lower(@login)
        LIMIT 1`,
     )
-    .get(login);
+    .get({ login });
 }
 
 /** Inserts a user row. */
