@@ -10,4 +10,49 @@ export interface SchemaFix {
   apply(spec: Spec): void;
 }
 
-export const KNOWN_SCHEMA_MISTAKES: SchemaFix[] = [];
+export const KNOWN_SCHEMA_MISTAKES: SchemaFix[] = [
+  {
+    why:
+      'ScheduledStatus params.application_id is null for a status scheduled without an OAuth application: ' +
+      "Mastodon's PostStatusService stores `application&.id`; the description allows only an integer.",
+    apply(spec) {
+      const scheduled = spec.components.schemas.ScheduledStatus as { properties: { params: { properties: Record<string, { type: unknown }> } } };
+      const appId = scheduled.properties.params.properties.application_id;
+      if (appId) appId.type = ['integer', 'null'];
+    },
+  },
+  {
+    why:
+      "The instance contact e-mail is an empty string until the administrator sets one: Mastodon's default " +
+      "`site_contact_email` is '' and both instance entities return it as is; the description demands an address.",
+    apply(spec) {
+      const schemas = spec.components.schemas as Record<string, { properties: Record<string, { properties?: Record<string, unknown> } & Record<string, unknown>> }>;
+      const emailOrEmpty = { anyOf: [{ type: 'string', format: 'email' }, { type: 'string', maxLength: 0 }] };
+      const v1 = schemas.V1Instance?.properties;
+      if (v1) v1.email = { ...emailOrEmpty };
+      const contact = schemas.Instance?.properties.contact?.properties;
+      if (contact) contact.email = { ...emailOrEmpty };
+    },
+  },
+  {
+    why:
+      'NotificationGroup.most_recent_notification_id is documented as a String (methods/grouped_notifications.md, ' +
+      'and masto types it so); the description says integer because Mastodon serializes its small sequential id ' +
+      'as a number. Our ids are 64-bit and would lose precision as JSON numbers, so we follow the documented type.',
+    apply(spec) {
+      const group = spec.components.schemas.NotificationGroup as { properties: Record<string, { type: unknown }> };
+      const id = group.properties.most_recent_notification_id;
+      if (id) id.type = 'string';
+    },
+  },
+  {
+    why:
+      'GET /api/v1/filters answers a list of V1::Filter (its own description says "List of [V1::Filter]", as the ' +
+      'filters docs do); the schema was generated as a single V1Filter object.',
+    apply(spec) {
+      const ok = (spec.paths['/api/v1/filters'] as { get?: { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> } })?.get;
+      const json = ok?.responses['200']?.content?.['application/json'];
+      if (json) json.schema = { type: 'array', items: { $ref: '#/components/schemas/V1Filter' } };
+    },
+  },
+];

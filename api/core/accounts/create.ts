@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { findAccountByHandle, insertAccount } from '../../db/repos/accounts.js';
-import { insertUser, type UserRole } from '../../db/repos/users.js';
+import { emailTaken, insertUser, type UserRole } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
 import { unprocessable } from '../../util/errors.js';
 import { newId } from '../../util/ids.js';
@@ -30,6 +30,11 @@ export interface NewLocalUser {
   allowReserved?: boolean | undefined;
 }
 
+/** True when a username is kept back for the instance itself. */
+export function isReservedUsername(username: string): boolean {
+  return RESERVED.has(username.toLowerCase());
+}
+
 /** Checks a username against Mastodon's rules; throws 422 naming the problem. */
 export function validateUsername(username: string, allowReserved = false): void {
   if (!username) throw unprocessable('Username can\'t be blank', { details: { username: [{ error: 'ERR_BLANK', description: "can't be blank" }] } });
@@ -54,51 +59,88 @@ export function generateActorKeys(): { publicKeyPem: string; privateKeyPem: stri
   return { publicKeyPem: publicKey, privateKeyPem: privateKey };
 }
 
+/** A local user ready to be written: validated, password hashed, actor keys made (the slow parts). */
+export interface PreparedLocalUser {
+  input: NewLocalUser;
+  passwordHash: string;
+  keys: { publicKeyPem: string; privateKeyPem: string };
+  at: number;
+  accountId: string;
+  userId: string;
+  approved: boolean;
+}
+
+/**
+ * Validates a new local user and does the slow work (password hashing, key generation) outside
+ * any transaction. Throws 422 for an invalid username or password.
+ */
+export function prepareLocalUser(input: NewLocalUser): PreparedLocalUser {
+  validateUsername(input.username, input.allowReserved);
+  validatePassword(input.password);
+  const at = now();
+  return {
+    input,
+    passwordHash: hashPassword(input.password),
+    keys: generateActorKeys(),
+    at,
+    accountId: newId(at),
+    userId: newId(at),
+    approved: input.approved ?? true,
+  };
+}
+
+/**
+ * Writes a prepared user's account and user rows. Must run inside a transaction (the caller's);
+ * throws 422 ERR_TAKEN when the username or e-mail is already used. Emits nothing: the caller
+ * emits `account.created` and `user.signed_up` after commit (`emitLocalUserCreated`).
+ */
+export function insertLocalUser(deps: Deps, p: PreparedLocalUser): { userId: string; accountId: string } {
+  const { input, at } = p;
+  if (findAccountByHandle(deps.db, input.username, null)) {
+    throw unprocessable('Username has already been taken', { details: { username: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] } });
+  }
+  if (input.email && emailTaken(deps.db, input.email)) {
+    throw unprocessable('Email has already been taken', { details: { email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] } });
+  }
+  insertAccount(deps.db, {
+    id: p.accountId,
+    username: input.username,
+    public_key_pem: p.keys.publicKeyPem,
+    private_key_pem: p.keys.privateKeyPem,
+    created_at: at,
+    updated_at: at,
+  });
+  insertUser(deps.db, {
+    id: p.userId,
+    account_id: p.accountId,
+    email: input.email ?? null,
+    password_hash: p.passwordHash,
+    role: input.role ?? 'user',
+    locale: input.locale ?? null,
+    approved: p.approved ? 1 : 0,
+    sign_up_reason: input.reason ?? null,
+    sign_up_ip: input.ip ?? null,
+    invite_id: input.inviteId ?? null,
+    confirmed_at: at,
+    created_at: at,
+    updated_at: at,
+  });
+  return { userId: p.userId, accountId: p.accountId };
+}
+
+/** Emits the events of a new local user, after the transaction that wrote it has committed. */
+export function emitLocalUserCreated(deps: Deps, p: PreparedLocalUser): void {
+  deps.events.emit('account.created', { accountId: p.accountId });
+  deps.events.emit('user.signed_up', { userId: p.userId, accountId: p.accountId, approved: p.approved });
+}
+
 /**
  * Creates a local account and its user in one transaction (username unique, case-insensitively),
  * with actor keys ready for federation, and emits `account.created` and `user.signed_up`.
  */
 export function createLocalUser(deps: Deps, input: NewLocalUser): { userId: string; accountId: string } {
-  validateUsername(input.username, input.allowReserved);
-  validatePassword(input.password);
-  const passwordHash = hashPassword(input.password);
-  const keys = generateActorKeys();
-  const at = now();
-  const accountId = newId(at);
-  const userId = newId(at);
-  const approved = input.approved ?? true;
-  deps.db.transaction(() => {
-    if (findAccountByHandle(deps.db, input.username, null)) {
-      throw unprocessable('Username has already been taken', { details: { username: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] } });
-    }
-    if (input.email && deps.db.query('SELECT 1 FROM users WHERE lower(email) = lower(?)').get(input.email)) {
-      throw unprocessable('Email has already been taken', { details: { email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] } });
-    }
-    insertAccount(deps.db, {
-      id: accountId,
-      username: input.username,
-      public_key_pem: keys.publicKeyPem,
-      private_key_pem: keys.privateKeyPem,
-      created_at: at,
-      updated_at: at,
-    });
-    insertUser(deps.db, {
-      id: userId,
-      account_id: accountId,
-      email: input.email ?? null,
-      password_hash: passwordHash,
-      role: input.role ?? 'user',
-      locale: input.locale ?? null,
-      approved: approved ? 1 : 0,
-      sign_up_reason: input.reason ?? null,
-      sign_up_ip: input.ip ?? null,
-      invite_id: input.inviteId ?? null,
-      confirmed_at: at,
-      created_at: at,
-      updated_at: at,
-    });
-  });
-  deps.events.emit('account.created', { accountId });
-  deps.events.emit('user.signed_up', { userId, accountId, approved });
-  return { userId, accountId };
+  const prepared = prepareLocalUser(input);
+  const created = deps.db.transaction(() => insertLocalUser(deps, prepared));
+  emitLocalUserCreated(deps, prepared);
+  return created;
 }

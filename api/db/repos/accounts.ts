@@ -42,6 +42,8 @@ export interface AccountRow {
   silenced_at: number | null;
   sensitized_at: number | null;
   last_fetched_at: number | null;
+  /** JSON array of host names allowed to credit the account (0011_accounts.sql). */
+  attribution_domains: string;
   created_at: number;
   updated_at: number;
 }
@@ -100,4 +102,85 @@ export function updateAccount(db: Db, id: string, changes: AccountUpdate): void 
     ...Object.fromEntries(keys.map((k) => [k, changes[k as keyof AccountUpdate] as string | number | null])),
     id,
   });
+}
+
+/** A row of `custom_emojis`, as profiles and statuses need it. */
+export interface CustomEmojiRow {
+  id: string;
+  shortcode: string;
+  domain: string | null;
+  uri: string | null;
+  image_file: string | null;
+  static_file: string | null;
+  image_remote_url: string | null;
+  category: string | null;
+  visible_in_picker: number;
+  disabled: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * Loads the enabled custom emojis named by (shortcode, domain) pairs in one query; `domain` null
+ * means the instance's own emojis. Used to attach emojis to the profiles that mention them.
+ */
+export function findCustomEmojisByShortcodes(db: Db, pairs: readonly (readonly [string, string | null])[]): CustomEmojiRow[] {
+  if (pairs.length === 0) return [];
+  const out: CustomEmojiRow[] = [];
+  for (let i = 0; i < pairs.length; i += 500) {
+    const chunk = pairs.slice(i, i + 500).map(([shortcode, domain]) => [shortcode, domain ?? '']);
+    out.push(
+      ...db
+        .query<CustomEmojiRow>(
+          `SELECT * FROM custom_emojis
+           WHERE disabled = 0
+             AND (shortcode, coalesce(domain, '')) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))`,
+        )
+        .all(JSON.stringify(chunk)),
+    );
+  }
+  return out;
+}
+
+/** How many follow requests wait for this account's answer. */
+export function countPendingFollowRequests(db: Db, accountId: string): number {
+  return db.query<{ n: number }>('SELECT count(*) AS n FROM follow_requests WHERE target_account_id = @account_id').get({ account_id: accountId })?.n ?? 0;
+}
+
+/**
+ * One profile field as stored in `accounts.fields` (JSON array): `value` is HTML (formatted for
+ * local accounts, sanitized for remote ones), `value_source` the text a local owner typed, and
+ * `verified_at` when a rel="me" link back was last confirmed (ms since epoch, or an ISO string
+ * as received over federation).
+ */
+export interface StoredProfileField {
+  name: string;
+  value: string;
+  value_source?: string;
+  verified_at?: number | string | null;
+}
+
+/** Reads `accounts.fields`, dropping entries that are not well-formed. */
+export function parseProfileFields(json: string): StoredProfileField[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (f): f is StoredProfileField =>
+      f !== null && typeof f === 'object' && typeof (f as StoredProfileField).name === 'string' && typeof (f as StoredProfileField).value === 'string',
+  );
+}
+
+/** Reads a JSON array of strings column (`also_known_as`, `attribution_domains`). */
+export function parseStringList(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
 }

@@ -1,0 +1,98 @@
+import { listLocalEmojiRows } from '../../db/repos/instance.js';
+import type { CustomEmojiRow } from '../../db/repos/accounts.js';
+import type { InstanceLimits, InstanceView } from '../../serializers/instance.js';
+import { HEARTH_VERSION, HOMEPAGE_URL, SOURCE_REPOSITORY_URL, VERSION_STRING } from '../../util/version.js';
+import { loadAccountViews } from '../accounts/views.js';
+import type { Deps } from '../deps.js';
+import { vapidPublicKey } from '../oauth/vapid.js';
+import { registrationsMessageHtml } from './documents.js';
+import { ACCOUNT_LIMITS, MEDIA_LIMITS, POLL_LIMITS, STATUS_LIMITS, SUPPORTED_MIME_TYPES } from './limits.js';
+import { listRules } from './rules.js';
+import { contactAccountId, loadInstanceSettings } from './settings.js';
+import { activeUserCount, instanceStats } from './stats.js';
+import { DEFAULT_THUMBNAIL_PATH } from './thumbnail.js';
+
+/** The limits the instance entities advertise, all from core/instance/limits.ts. */
+export function instanceLimits(): InstanceLimits {
+  return {
+    statuses: { ...STATUS_LIMITS },
+    media: { supported_mime_types: SUPPORTED_MIME_TYPES, ...MEDIA_LIMITS },
+    polls: { ...POLL_LIMITS },
+    accounts: { ...ACCOUNT_LIMITS },
+  };
+}
+
+/** How people may join, from `config.registrations`. */
+export function registrationState(deps: Deps): { enabled: boolean; approvalRequired: boolean } {
+  const mode = deps.config.registrations;
+  return { enabled: mode !== 'closed', approvalRequired: mode === 'approval' };
+}
+
+/**
+ * Where this software's source is published (the AGPL offer): the administrator's setting, else
+ * the repository or home page package.json declares, else the instance's own address, the one
+ * place a visitor can ask for it. No outside URL is made up.
+ */
+export function sourceUrl(deps: Deps, configured: string | null): string {
+  return configured ?? SOURCE_REPOSITORY_URL ?? HOMEPAGE_URL ?? `${deps.uris.base}/`;
+}
+
+/** Loads everything the instance entities and NodeInfo show, in a handful of queries. */
+export function loadInstanceView(deps: Deps): InstanceView {
+  const settings = loadInstanceSettings(deps);
+  const contactId = contactAccountId(deps, settings);
+  const contact = contactId ? (loadAccountViews(deps, [contactId]).get(contactId) ?? null) : null;
+  const registrations = registrationState(deps);
+  const thumb = settings.thumbnail;
+  return {
+    title: settings.title,
+    shortDescription: settings.short_description,
+    description: settings.description,
+    contactEmail: settings.contact_email,
+    contact,
+    languages: settings.languages,
+    version: VERSION_STRING,
+    softwareVersion: HEARTH_VERSION,
+    sourceUrl: sourceUrl(deps, settings.source_url),
+    repositoryUrl: settings.source_url ?? SOURCE_REPOSITORY_URL,
+    homepageUrl: HOMEPAGE_URL,
+    stats: instanceStats(deps),
+    activeMonth: activeUserCount(deps, 4),
+    activeHalfyear: activeUserCount(deps, 24),
+    thumbnail: thumb
+      ? { url: deps.uris.fileUrl(thumb.file), blurhash: thumb.blurhash, custom: true }
+      : { url: deps.uris.url(DEFAULT_THUMBNAIL_PATH), blurhash: null, custom: false },
+    registrations: {
+      ...registrations,
+      // Asking for a reason only makes sense when someone reads it before approving.
+      reasonRequired: registrations.approvalRequired && settings.require_invite_text,
+      messageHtml: registrationsMessageHtml(deps, settings),
+    },
+    invitesEnabled: settings.invites_enabled,
+    statusPageUrl: settings.status_page_url,
+    vapidPublicKey: vapidPublicKey(deps),
+    rules: listRules(deps),
+  };
+}
+
+/** The instance's own custom emojis that are enabled, by shortcode. */
+export function listCustomEmojis(deps: Deps): CustomEmojiRow[] {
+  return listLocalEmojiRows(deps.db);
+}
+
+/** A domain block as `GET /api/v1/instance/domain_blocks` shows it (Mastodon's DomainBlock). */
+export interface PublicDomainBlock {
+  domain: string;
+  /** SHA-256 of the domain, hex. */
+  digest: string;
+  severity: 'silence' | 'suspend';
+  comment: string | null;
+}
+
+/**
+ * The domain blocks the instance publishes. Hearth has no domain blocks until the moderation
+ * area adds them, so the list is empty; who may see it is the `show_domain_blocks` setting.
+ */
+export function publicDomainBlocks(_deps: Deps): PublicDomainBlock[] {
+  return [];
+}
