@@ -1,0 +1,143 @@
+import { findAccountsByIds, type AccountRow } from '../../db/repos/accounts.js';
+import { findMediaByStatusIds, type MediaRow } from '../../db/repos/media.js';
+import { findMentionsByStatusIds } from '../../db/repos/mentions.js';
+import { findPollsByStatusIds, findVotesByPollIds } from '../../db/repos/status-polls.js';
+import {
+  findApplicationsByIds,
+  findMutedConversations,
+  findStatusesByIds,
+  findViewerFlags,
+  type StatusRow,
+} from '../../db/repos/statuses.js';
+import { findTagsByStatusIds } from '../../db/repos/tags.js';
+import { toMastodonStatus, type MastodonStatus, type StatusView } from '../../serializers/status.js';
+import { now } from '../../util/clock.js';
+import { loadAccountViews } from '../accounts/views.js';
+import type { Deps } from '../deps.js';
+
+export type { StatusView } from '../../serializers/status.js';
+
+function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
+}
+
+/**
+ * Loads everything needed to render a batch of statuses for a viewer, with a fixed number of
+ * queries whatever the batch size: the statuses and their reblog targets, authors (through
+ * `loadAccountViews`), mentions, tags, media, polls with the viewer's votes, applications and the
+ * viewer's flags (favourited, reblogged, bookmarked, pinned, muted). Missing ids are absent from
+ * the result. Visibility is NOT checked here: callers select visible ids first.
+ */
+export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccountId: string | null): Map<string, StatusView> {
+  const out = new Map<string, StatusView>();
+  if (ids.length === 0) return out;
+  const db = deps.db;
+  const rows = findStatusesByIds(db, ids);
+  const targetIds = [...rows.values()].map((r) => r.reblog_of_id).filter((id): id is string => id !== null && !rows.has(id));
+  if (targetIds.length > 0) for (const [id, row] of findStatusesByIds(db, targetIds)) rows.set(id, row);
+  const all = [...rows.values()];
+  const allIds = all.map((r) => r.id);
+
+  const mentionRows = findMentionsByStatusIds(db, allIds).filter((m) => !m.silent);
+  // Authors come with their views; only mentioned accounts that are not authors are loaded apart.
+  const accountViews = loadAccountViews(deps, [...new Set(all.map((r) => r.account_id))]);
+  const accounts = new Map<string, AccountRow>();
+  for (const [id, view] of accountViews) accounts.set(id, view.account);
+  const otherIds = [...new Set(mentionRows.map((m) => m.account_id))].filter((id) => !accounts.has(id));
+  if (otherIds.length > 0) for (const [id, row] of findAccountsByIds(db, otherIds)) accounts.set(id, row);
+  const mentions = group(mentionRows, (m) => m.status_id);
+  const tags = group(findTagsByStatusIds(db, allIds), (t) => t.status_id);
+  const media = group(findMediaByStatusIds(db, allIds), (m) => m.status_id ?? '');
+  const polls = findPollsByStatusIds(db, allIds);
+  const apps = findApplicationsByIds(db, all.map((r) => r.application_id).filter((id): id is string => id !== null));
+
+  let votes = new Map<string, number[]>();
+  let flags: ReturnType<typeof findViewerFlags> | null = null;
+  let muted = new Set<string>();
+  if (viewerAccountId !== null) {
+    votes = findVotesByPollIds(db, viewerAccountId, [...polls.values()].map((p) => p.id));
+    flags = findViewerFlags(db, viewerAccountId, allIds);
+    muted = findMutedConversations(db, viewerAccountId, all.map((r) => r.conversation_id).filter((id): id is string => id !== null));
+  }
+  const at = now();
+
+  const build = (row: StatusRow, reblog: StatusView | null): StatusView | null => {
+    const author = accounts.get(row.account_id);
+    const account = accountViews.get(row.account_id);
+    if (!author || !account) return null;
+    const poll = polls.get(row.id) ?? null;
+    const mentioned = (mentions.get(row.id) ?? []).map((m) => accounts.get(m.account_id)).filter((a): a is AccountRow => a !== undefined);
+    const mediaRows: MediaRow[] = media.get(row.id) ?? [];
+    const own = viewerAccountId !== null && row.account_id === viewerAccountId;
+    return {
+      status: row,
+      author,
+      account,
+      reblog,
+      mentions: mentioned,
+      tags: tags.get(row.id) ?? [],
+      media: mediaRows,
+      poll,
+      pollViewer: poll && viewerAccountId !== null ? { ownVotes: votes.get(poll.id) ?? [], isAuthor: own } : null,
+      application: row.application_id ? (apps.get(row.application_id) ?? null) : null,
+      viewer: flags
+        ? {
+            favourited: flags.favourited.has(row.id),
+            reblogged: flags.reblogged.has(row.id),
+            bookmarked: flags.bookmarked.has(row.id),
+            muted: row.conversation_id !== null && muted.has(row.conversation_id),
+            // Mastodon shows `pinned` only where the viewer could pin: own, not a reblog, not direct.
+            pinned: own && row.reblog_of_id === null && row.visibility !== 'direct' ? flags.pinned.has(row.id) : null,
+          }
+        : null,
+      at,
+    };
+  };
+
+  for (const id of ids) {
+    const row = rows.get(id);
+    if (!row || out.has(id)) continue;
+    let reblog: StatusView | null = null;
+    if (row.reblog_of_id !== null) {
+      const target = rows.get(row.reblog_of_id);
+      reblog = target ? build(target, null) : null;
+      // A reblog whose target is gone is not shown at all.
+      if (!reblog) continue;
+    }
+    const view = build(row, reblog);
+    if (!view) continue;
+    // The wrapper of a reblog reports the viewer's flags of the reblogged status, which is what
+    // clients act on when they favourite or bookmark a boost.
+    if (reblog && view.viewer && reblog.viewer) view.viewer = { ...reblog.viewer, pinned: null };
+    out.set(id, view);
+  }
+  return out;
+}
+
+/**
+ * The Status entities of `ids` for a viewer, in the given order, skipping ids that do not exist.
+ * Callers must have selected visible ids (see `statusVisibilitySql`); this is what timelines,
+ * notifications, search and the other areas answer with.
+ */
+export function presentStatuses(deps: Deps, ids: readonly string[], viewerAccountId: string | null): MastodonStatus[] {
+  const views = loadStatusViews(deps, ids, viewerAccountId);
+  const out: MastodonStatus[] = [];
+  for (const id of ids) {
+    const view = views.get(id);
+    if (view) out.push(toMastodonStatus(view, deps.uris));
+  }
+  return out;
+}
+
+/** One Status entity (or undefined when missing); with `source`, the raw text is included (redraft). */
+export function presentStatus(deps: Deps, id: string, viewerAccountId: string | null, options: { source?: boolean } = {}): MastodonStatus | undefined {
+  const view = loadStatusViews(deps, [id], viewerAccountId).get(id);
+  return view ? toMastodonStatus(view, deps.uris, options) : undefined;
+}
