@@ -39,11 +39,14 @@ export interface TestInstance {
 const open: TestInstance[] = [];
 
 /**
- * Starts a real instance: a fresh SQLite file in a new temp directory, the full app, listening on
- * 127.0.0.1 with port 0. Close it in afterEach/afterAll (or call `closeAllInstances`).
+ * Starts a real instance: a fresh SQLite file in a new temp directory (or the given `dataDir`,
+ * kept on close, to restart on the same data), the full app, listening on 127.0.0.1 with port 0.
+ * Close it in afterEach/afterAll (or call `closeAllInstances`).
  */
 export async function startInstance(input: ConfigInput = {}): Promise<TestInstance> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-test-'));
+  // A given `dataDir` is reused (restart tests) and left in place on close; the caller removes it.
+  const ownDir = input.dataDir === undefined;
+  const dataDir = input.dataDir ?? mkdtempSync(join(tmpdir(), 'hearth-test-'));
   const config = resolveConfig({ port: 0, bind: '127.0.0.1', registrations: 'open', ...input, dataDir }, {});
   const app = await createApp(config);
   const url = await app.listen();
@@ -73,7 +76,7 @@ export async function startInstance(input: ConfigInput = {}): Promise<TestInstan
       const i = open.indexOf(instance);
       if (i >= 0) open.splice(i, 1);
       await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
   open.push(instance);
