@@ -9,6 +9,22 @@ export interface EventMap {
   'account.updated': { accountId: string };
   'user.signed_up': { userId: string; accountId: string; approved: boolean };
   'token.revoked': { tokenId: string; userId: string | null };
+  'status.created': { statusId: string; accountId: string };
+  'status.updated': { statusId: string; accountId: string };
+  'status.deleted': { statusId: string; accountId: string; uri: string; visibility: 'public' | 'unlisted' | 'private' | 'direct'; mentionedAccountIds: string[]; reblogOfId: string | null };
+  'favourite.created': { favouriteId: string; statusId: string; accountId: string };
+  'favourite.deleted': { favouriteId: string; statusId: string; accountId: string };
+  'reblog.created': { statusId: string; reblogOfId: string; accountId: string };
+  'reblog.deleted': { statusId: string; reblogOfId: string; accountId: string };
+  'pin.created': { statusId: string; accountId: string };
+  'pin.deleted': { statusId: string; accountId: string };
+  'poll.ended': { pollId: string; statusId: string };
+  'follow.created': { followId: string; accountId: string; targetAccountId: string };
+  'follow.deleted': { followId: string; accountId: string; targetAccountId: string };
+  'follow_request.created': { followRequestId: string; accountId: string; targetAccountId: string };
+  'follow_request.deleted': { followRequestId: string; accountId: string; targetAccountId: string };
+  'filters.changed': { accountId: string };
+  'notification.created': { notificationId: string; accountId: string; type: string };
 }
 
 export type EventName = keyof EventMap;

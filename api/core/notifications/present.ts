@@ -1,0 +1,93 @@
+import type { NotificationRow } from '../../db/repos/notifications.js';
+import { findStatusById } from '../../db/repos/statuses.js';
+import type { Account } from '../../serializers/account.js';
+import {
+  toMastodonNotification,
+  toMastodonNotificationGroup,
+  toPartialAccount,
+  type GroupedNotificationsResults,
+  type MastodonNotification,
+} from '../../serializers/notification.js';
+import type { MastodonStatus } from '../../serializers/status.js';
+import { presentAccounts } from '../accounts/views.js';
+import type { Deps } from '../deps.js';
+import { presentStatuses } from '../statuses/views.js';
+import { canViewStatus } from '../statuses/visibility.js';
+import type { NotificationGroupView } from './grouped.js';
+import { STATUS_TYPES } from './types.js';
+
+function accountMap(deps: Deps, ids: readonly string[]): Map<string, Account> {
+  return new Map(presentAccounts(deps, [...new Set(ids)]).map((a) => [a.id, a]));
+}
+
+function statusMap(deps: Deps, ids: readonly (string | null)[], viewerId: string): Map<string, MastodonStatus> {
+  const unique = [...new Set(ids.filter((id): id is string => id !== null))];
+  return new Map(presentStatuses(deps, unique, viewerId).map((s) => [s.id, s]));
+}
+
+/**
+ * Notification entities for rows already selected for the viewer (listings select only statuses
+ * the viewer may see), in the given order. Accounts and statuses load in batches; a notification
+ * whose account or status is gone is left out rather than shown broken.
+ */
+export function presentNotifications(deps: Deps, viewerId: string, rows: readonly NotificationRow[]): MastodonNotification[] {
+  const accounts = accountMap(deps, rows.map((r) => r.from_account_id));
+  const statuses = statusMap(deps, rows.filter((r) => STATUS_TYPES.has(r.type)).map((r) => r.status_id), viewerId);
+  const out: MastodonNotification[] = [];
+  for (const row of rows) {
+    const account = accounts.get(row.from_account_id);
+    if (!account) continue;
+    if (STATUS_TYPES.has(row.type)) {
+      const status = row.status_id === null ? undefined : statuses.get(row.status_id);
+      if (!status) continue;
+      out.push(toMastodonNotification(row, account, status));
+    } else {
+      out.push(toMastodonNotification(row, account, null));
+    }
+  }
+  return out;
+}
+
+/** True when the viewer may see the status a single notification (or group) is about. */
+export function notificationVisible(deps: Deps, viewerId: string, statusId: string | null): boolean {
+  if (statusId === null) return true;
+  const status = findStatusById(deps.db, statusId);
+  return status !== undefined && canViewStatus(deps, status, viewerId);
+}
+
+/**
+ * The GroupedNotificationsResults envelope: every account named by the groups (or, with
+ * `partial_avatars`, only each group's latest account in full and the others as partial accounts),
+ * the statuses the groups are about, and the groups. Groups whose status is gone are left out.
+ */
+export function presentNotificationGroups(
+  deps: Deps,
+  viewerId: string,
+  groups: readonly NotificationGroupView[],
+  expandAccounts: 'full' | 'partial_avatars',
+): GroupedNotificationsResults {
+  const statuses = statusMap(deps, groups.filter((g) => STATUS_TYPES.has(g.type)).map((g) => g.statusId), viewerId);
+  const kept = groups.filter((g) => !STATUS_TYPES.has(g.type) || (g.statusId !== null && statuses.has(g.statusId)));
+  const accounts = accountMap(deps, kept.flatMap((g) => g.sampleAccountIds));
+  const fullIds = new Set<string>();
+  const partialIds = new Set<string>();
+  for (const group of kept) {
+    group.sampleAccountIds.forEach((id, i) => {
+      if (expandAccounts === 'full' || i === 0) fullIds.add(id);
+      else partialIds.add(id);
+    });
+  }
+  const statusOrder = [...new Set(kept.map((g) => g.statusId).filter((id): id is string => id !== null && statuses.has(id)))];
+  const result: GroupedNotificationsResults = {
+    accounts: [...fullIds].flatMap((id) => accounts.get(id) ?? []),
+    statuses: statusOrder.flatMap((id) => statuses.get(id) ?? []),
+    notification_groups: kept.map((g) => toMastodonNotificationGroup(g)),
+  };
+  if (expandAccounts === 'partial_avatars') {
+    result.partial_accounts = [...partialIds].filter((id) => !fullIds.has(id)).flatMap((id) => {
+      const account = accounts.get(id);
+      return account ? [toPartialAccount(account)] : [];
+    });
+  }
+  return result;
+}

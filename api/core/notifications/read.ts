@@ -1,0 +1,73 @@
+import type { PageBounds } from '../../db/paging.js';
+import {
+  clearNotifications,
+  countNotificationsAfter,
+  deleteNotification,
+  findNotification,
+  listNotifications,
+  type NotificationFilter,
+  type NotificationRow,
+} from '../../db/repos/notifications.js';
+import { notFound } from '../../util/errors.js';
+import type { Deps } from '../deps.js';
+import { notificationsReadUpTo } from '../markers.js';
+import { statusVisibilitySql } from '../statuses/visibility.js';
+import { resolveTypes } from './types.js';
+
+/** The filters of the notification listings (`types[]`, `exclude_types[]`, `account_id`). */
+export interface NotificationQuery {
+  types?: readonly string[] | undefined;
+  excludeTypes?: readonly string[] | undefined;
+  accountId?: string | undefined;
+}
+
+/**
+ * The repository filter for a query. Notifications about a status the recipient may no longer see
+ * (e.g. a private post after unfollowing) are left out by the one visibility rule set.
+ */
+export function toFilter(query: NotificationQuery): NotificationFilter {
+  return { types: resolveTypes(query.types, query.excludeTypes), fromAccountId: query.accountId, statusVisibleSql: statusVisibilitySql('s') };
+}
+
+/**
+ * One page of the viewer's notifications, newest first. With min_id the page is the one just after
+ * it (walked oldest first, then reversed), as Mastodon pages.
+ */
+export function listNotificationPage(deps: Deps, viewerId: string, query: NotificationQuery, page: PageBounds): NotificationRow[] {
+  const filter = toFilter(query);
+  if (filter.types?.length === 0) return [];
+  const ascending = Boolean(page.minId);
+  const rows = listNotifications(
+    deps.db,
+    viewerId,
+    filter,
+    { maxId: page.maxId, sinceId: ascending ? undefined : page.sinceId, minId: page.minId },
+    page.limit,
+    ascending,
+  );
+  return ascending ? rows.reverse() : rows;
+}
+
+/** One of the viewer's notifications; 404 when it is not theirs or does not exist. */
+export function getNotification(deps: Deps, viewerId: string, id: string): NotificationRow {
+  const row = findNotification(deps.db, viewerId, id);
+  if (!row) throw notFound();
+  return row;
+}
+
+/** Dismisses one of the viewer's notifications; 404 when it is not theirs. */
+export function dismissNotification(deps: Deps, viewerId: string, id: string): void {
+  if (deleteNotification(deps.db, viewerId, id) === 0) throw notFound();
+}
+
+/** Deletes all of the viewer's notifications. */
+export function clearAllNotifications(deps: Deps, viewerId: string): void {
+  clearNotifications(deps.db, viewerId);
+}
+
+/** How many notifications are newer than the viewer's notifications marker (all without one), at most `limit`. */
+export function unreadNotificationCount(deps: Deps, viewerId: string, query: NotificationQuery, limit: number): number {
+  const filter = toFilter(query);
+  if (filter.types?.length === 0) return 0;
+  return countNotificationsAfter(deps.db, viewerId, filter, notificationsReadUpTo(deps, viewerId), limit);
+}

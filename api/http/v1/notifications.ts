@@ -1,0 +1,77 @@
+import {
+  clearAllNotifications,
+  dismissNotification,
+  getNotification,
+  listNotificationPage,
+  unreadNotificationCount,
+  type NotificationQuery,
+} from '../../core/notifications/read.js';
+import { notificationVisible, presentNotifications } from '../../core/notifications/present.js';
+import { notFound } from '../../util/errors.js';
+import { isId } from '../../util/ids.js';
+import { pageCursors, parsePage, setLinkHeader } from '../middleware/pagination.js';
+import { arrayOf, int, parse, z } from '../params.js';
+import type { Ctx, Routes } from '../routes.js';
+
+const filterSchema = z.object({
+  types: arrayOf(z.string()),
+  exclude_types: arrayOf(z.string()),
+  account_id: z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional()),
+  limit: int(),
+});
+
+// No account has this id: an `account_id` that cannot be an id matches nothing, as in Mastodon
+// (which casts it to an integer and finds no notification), rather than being an error.
+const NO_ACCOUNT = '0';
+
+/** Parses the shared filters of the notification listings and counts (`types[]`, `exclude_types[]`, `account_id`). */
+export function parseNotificationQuery(input: Record<string, unknown>): NotificationQuery & { limit: number | undefined } {
+  const p = parse(filterSchema, input);
+  const accountId = p.account_id === undefined ? undefined : isId(p.account_id) ? p.account_id : NO_ACCOUNT;
+  return { types: p.types, excludeTypes: p.exclude_types, accountId, limit: p.limit };
+}
+
+/** A count limit as the unread_count endpoints take it: 100 by default, at most 1000. */
+export function countLimit(limit: number | undefined): number {
+  return limit === undefined || limit <= 0 ? 100 : Math.min(limit, 1000);
+}
+
+function idParam(ctx: Ctx): string {
+  const value = ctx.input.id;
+  if (typeof value !== 'string' || !isId(value)) throw notFound();
+  return value;
+}
+
+/** GET/POST /api/v1/notifications…: the viewer's notifications, one by one. */
+export function register(r: Routes): void {
+  r.get('/api/v1/notifications', 'user', ['read:notifications'], (ctx) => {
+    const query = parseNotificationQuery(ctx.input);
+    const page = parsePage(ctx.input, 40, 80);
+    const rows = listNotificationPage(ctx.deps, ctx.account.id, query, page);
+    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, pageCursors(rows, (n) => n.id));
+    return presentNotifications(ctx.deps, ctx.account.id, rows);
+  });
+
+  r.get('/api/v1/notifications/unread_count', 'user', ['read:notifications'], (ctx) => {
+    const query = parseNotificationQuery(ctx.input);
+    return { count: unreadNotificationCount(ctx.deps, ctx.account.id, query, countLimit(query.limit)) };
+  });
+
+  r.post('/api/v1/notifications/clear', 'user', ['write:notifications'], (ctx) => {
+    clearAllNotifications(ctx.deps, ctx.account.id);
+    return {};
+  });
+
+  r.get('/api/v1/notifications/:id', 'user', ['read:notifications'], (ctx) => {
+    const row = getNotification(ctx.deps, ctx.account.id, idParam(ctx));
+    if (!notificationVisible(ctx.deps, ctx.account.id, row.status_id)) throw notFound();
+    const [entity] = presentNotifications(ctx.deps, ctx.account.id, [row]);
+    if (!entity) throw notFound();
+    return entity;
+  });
+
+  r.post('/api/v1/notifications/:id/dismiss', 'user', ['write:notifications'], (ctx) => {
+    dismissNotification(ctx.deps, ctx.account.id, idParam(ctx));
+    return {};
+  });
+}
