@@ -22,6 +22,8 @@ export interface UploadedFile {
 declare module 'express-serve-static-core' {
   interface Request {
     files?: Record<string, UploadedFile>;
+    /** A form or multipart body's fields as URL-encoded text, in order (for Rails' `name[][key]` arrays). */
+    rawForm?: string;
   }
 }
 
@@ -86,6 +88,7 @@ function multipart(maxFieldBytes: number): RequestHandler {
           }
           const encoded = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
           req.body = qs.parse(encoded, { arrayLimit: 1000, depth: 5, parameterLimit: 1000 });
+          req.rawForm = encoded;
           req.files = files;
           next();
         },
@@ -104,7 +107,14 @@ function multipart(maxFieldBytes: number): RequestHandler {
 export function bodyParsers(maxBodyBytes: number): RequestHandler[] {
   return [
     express.json({ limit: maxBodyBytes, type: ['application/json', 'application/*+json'], strict: false }),
-    express.urlencoded({ extended: true, limit: maxBodyBytes, parameterLimit: 1000 }),
+    express.urlencoded({
+      extended: true,
+      limit: maxBodyBytes,
+      parameterLimit: 1000,
+      verify: (req, _res, buf) => {
+        (req as express.Request).rawForm = buf.toString('utf8');
+      },
+    }),
     multipart(maxBodyBytes),
   ];
 }

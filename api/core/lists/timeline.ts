@@ -1,0 +1,25 @@
+import type { PageBounds } from '../../db/paging.js';
+import { exclusiveMemberIds, listTimelineIds } from '../../db/repos/lists.js';
+import type { Deps } from '../deps.js';
+import { statusVisibilitySql } from '../statuses/visibility.js';
+import { getList } from './manage.js';
+
+/**
+ * The list timeline (GET /api/v1/timelines/list/:list_id) as status ids, newest first: what the
+ * list's members posted or reblogged that the owner may see (the one visibility rule set), with the
+ * list's replies policy applied: a reply to someone other than its author or the owner shows with
+ * `followed` when the owner follows the replied-to account, with `list` when that account is a
+ * member, and never with `none`. 404 when the list is not the viewer's.
+ */
+export function listTimelineStatusIds(deps: Deps, viewerAccountId: string, listId: string, page: PageBounds): string[] {
+  const list = getList(deps, viewerAccountId, listId);
+  return listTimelineIds(deps.db, statusVisibilitySql, list, page);
+}
+
+/**
+ * Accounts whose posts leave the owner's home feed because they are members of one of the owner's
+ * exclusive lists (Mastodon 4.2 `exclusive`); for the home feed's fan-out.
+ */
+export function exclusiveListMembers(deps: Deps, ownerAccountId: string): Set<string> {
+  return new Set(exclusiveMemberIds(deps.db, ownerAccountId));
+}
