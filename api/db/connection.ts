@@ -122,10 +122,6 @@ export class Db {
  */
 export function openDatabase(file: string): Db {
   const raw = new Database(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('synchronous = FULL');
-  raw.pragma('busy_timeout = 5000');
-  raw.pragma('temp_store = MEMORY');
+  raw.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA temp_store = MEMORY;');
   return new Db(raw);
 }
