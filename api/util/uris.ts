@@ -22,7 +22,30 @@ export interface Uris {
   fileUrl(key: string): string;
   /** Tag page. */
   tagUrl(name: string): string;
+  /** An account's statuses with a tag (a featured tag's page); `domain` null for local accounts. */
+  accountTagUrl(username: string, domain: string | null, tag: string): string;
+  /** A local actor's personal inbox. */
+  inboxUri(username: string): string;
+  /** A local actor's outbox. */
+  outboxUri(username: string): string;
+  /** A local actor's followers collection. */
+  followersUri(username: string): string;
+  /** A local actor's following collection. */
+  followingUri(username: string): string;
+  /** A local actor's featured (pinned statuses) collection. */
+  featuredUri(username: string): string;
+  /** A local actor's featured tags collection. */
+  featuredTagsUri(username: string): string;
+  /** The shared inbox of the instance. */
+  sharedInboxUri(): string;
+  /** The id of a local actor's signing key (`<actor>#main-key`). */
+  keyId(username: string): string;
+  /** The instance actor (signs fetches and instance-level activities). */
+  instanceActorUri(): string;
 }
+
+/** The identifier of the instance actor in actor paths; never a valid local username (it has a dot). */
+export const INSTANCE_ACTOR_IDENTIFIER = 'instance.actor';
 
 /** Builds the URL helpers for a base such as `https://kim.example` or `http://127.0.0.1:7470`. */
 export function createUris(base: string): Uris {
@@ -40,5 +63,16 @@ export function createUris(base: string): Uris {
     statusUrl: (username, statusId) => url(`/@${encodeURIComponent(username)}/${statusId}`),
     fileUrl: (key) => url(`/system/${key.split('/').map(encodeURIComponent).join('/')}`),
     tagUrl: (name) => url(`/tags/${encodeURIComponent(name)}`),
+    accountTagUrl: (username, domain, tag) =>
+      url(`/@${encodeURIComponent(username)}${domain === null ? '' : `@${encodeURIComponent(domain)}`}/tagged/${encodeURIComponent(tag)}`),
+    inboxUri: (username) => url(`/users/${encodeURIComponent(username)}/inbox`),
+    outboxUri: (username) => url(`/users/${encodeURIComponent(username)}/outbox`),
+    followersUri: (username) => url(`/users/${encodeURIComponent(username)}/followers`),
+    followingUri: (username) => url(`/users/${encodeURIComponent(username)}/following`),
+    featuredUri: (username) => url(`/users/${encodeURIComponent(username)}/collections/featured`),
+    featuredTagsUri: (username) => url(`/users/${encodeURIComponent(username)}/collections/tags`),
+    sharedInboxUri: () => url('/inbox'),
+    keyId: (username) => `${url(`/users/${encodeURIComponent(username)}`)}#main-key`,
+    instanceActorUri: () => url(`/users/${INSTANCE_ACTOR_IDENTIFIER}`),
   };
 }

@@ -1,0 +1,117 @@
+import { findAccountByHandle, findAccountById, type AccountRow } from '../../db/repos/accounts.js';
+import {
+  countPublicStatuses,
+  followPageUris,
+  pinnedPublicStatuses,
+  publicStatusPage,
+  remoteFollowerInboxes,
+} from '../../db/repos/federation.js';
+import { findFollow, findFollowRequest, type FollowRow } from '../../db/repos/follows.js';
+import { findMediaByStatusIds, type MediaRow } from '../../db/repos/media.js';
+import { findMentionsByStatusIds } from '../../db/repos/mentions.js';
+import { getSetting, setSetting } from '../../db/repos/settings.js';
+import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
+import { findTagsByStatusIds } from '../../db/repos/tags.js';
+import { generateActorKeys } from '../accounts/create.js';
+import type { Deps } from '../deps.js';
+
+/** Reads federation needs about local accounts and statuses (dispatchers and delivery). */
+
+/** A local, not suspended account by username (actor dispatcher, WebFinger). */
+export function findLocalActor(deps: Deps, username: string): AccountRow | undefined {
+  const row = findAccountByHandle(deps.db, username, null);
+  return row && row.suspended_at === null ? row : undefined;
+}
+
+/** Any account by id. */
+export function accountById(deps: Deps, id: string): AccountRow | undefined {
+  return findAccountById(deps.db, id);
+}
+
+/** Any status by id. */
+export function statusById(deps: Deps, id: string): StatusRow | undefined {
+  return findStatusById(deps.db, id);
+}
+
+/** The follow (or pending request) of `accountId` to `targetId`, if any. */
+export function followBetween(deps: Deps, accountId: string, targetId: string): FollowRow | undefined {
+  return findFollow(deps.db, accountId, targetId) ?? findFollowRequest(deps.db, accountId, targetId);
+}
+
+/** Remote followers' inboxes of a local account. */
+export function followerInboxes(deps: Deps, accountId: string): { uri: string; inbox: string; shared_inbox: string | null }[] {
+  return remoteFollowerInboxes(deps.db, accountId);
+}
+
+/** A page of actor URIs of followers/followees; local accounts get their built URI. */
+export function followCollectionPage(
+  deps: Deps,
+  accountId: string,
+  direction: 'followers' | 'following',
+  beforeId: string | null,
+  limit: number,
+): { uris: string[]; next: string | null } {
+  const rows = followPageUris(deps.db, accountId, direction, beforeId, limit);
+  return {
+    uris: rows.map((r) => r.uri ?? deps.uris.accountUri(r.username)),
+    next: rows.length === limit ? (rows[rows.length - 1]?.id ?? null) : null,
+  };
+}
+
+/** Everything needed to render statuses as Notes: mentions (accounts), tags, media. */
+export interface NoteContext {
+  mentions: Map<string, AccountRow[]>;
+  tags: Map<string, string[]>;
+  media: Map<string, MediaRow[]>;
+  parents: Map<string, { status: StatusRow; author: AccountRow }>;
+}
+
+/** Loads what `toApNote` needs for a batch of statuses, in a few queries. */
+export function loadNoteContext(deps: Deps, statuses: readonly StatusRow[]): NoteContext {
+  const ids = statuses.map((s) => s.id);
+  const mentionRows = findMentionsByStatusIds(deps.db, ids);
+  const parentIds = statuses.map((s) => s.in_reply_to_id).filter((v): v is string => v !== null);
+  const parents = new Map<string, { status: StatusRow; author: AccountRow }>();
+  for (const pid of parentIds) {
+    const p = findStatusById(deps.db, pid);
+    const a = p ? findAccountById(deps.db, p.account_id) : undefined;
+    if (p && a) parents.set(pid, { status: p, author: a });
+  }
+  const accountIds = mentionRows.map((m) => m.account_id);
+  const accounts = new Map<string, AccountRow>();
+  for (const id of new Set(accountIds)) {
+    const a = findAccountById(deps.db, id);
+    if (a) accounts.set(id, a);
+  }
+  const mentions = new Map<string, AccountRow[]>();
+  for (const m of mentionRows) {
+    const a = accounts.get(m.account_id);
+    if (!a) continue;
+    mentions.set(m.status_id, [...(mentions.get(m.status_id) ?? []), a]);
+  }
+  const tags = new Map<string, string[]>();
+  for (const t of findTagsByStatusIds(deps.db, ids)) tags.set(t.status_id, [...(tags.get(t.status_id) ?? []), t.name]);
+  const media = new Map<string, MediaRow[]>();
+  for (const m of findMediaByStatusIds(deps.db, ids)) if (m.status_id) media.set(m.status_id, [...(media.get(m.status_id) ?? []), m]);
+  return { mentions, tags, media, parents };
+}
+
+/** A page of a local account's public statuses for its outbox. */
+export function outboxPage(deps: Deps, accountId: string, beforeId: string | null, limit: number): { statuses: StatusRow[]; total: number; next: string | null } {
+  const statuses = publicStatusPage(deps.db, accountId, beforeId, limit);
+  return { statuses, total: countPublicStatuses(deps.db, accountId), next: statuses.length === limit ? (statuses[statuses.length - 1]?.id ?? null) : null };
+}
+
+/** A local account's pinned public statuses. */
+export function featuredStatuses(deps: Deps, accountId: string): StatusRow[] {
+  return pinnedPublicStatuses(deps.db, accountId);
+}
+
+/** The instance actor's key pair (made once, kept in settings). */
+export function instanceActorKeys(deps: Deps): { publicKeyPem: string; privateKeyPem: string } {
+  const stored = getSetting<{ publicKeyPem: string; privateKeyPem: string }>(deps.db, 'federation.instance_actor_keys');
+  if (stored) return stored;
+  const keys = generateActorKeys();
+  setSetting(deps.db, 'federation.instance_actor_keys', keys);
+  return keys;
+}

@@ -1,0 +1,184 @@
+import type { Db } from '../connection.js';
+import type { StatusRow } from './statuses.js';
+
+/** One row of Fedify's key-value store. */
+export interface KvRow {
+  key: string;
+  value: string;
+  expires_at: number | null;
+}
+
+/** Reads a live (unexpired) key-value entry. */
+export function kvGet(db: Db, key: string, at: number): KvRow | undefined {
+  return db.query<KvRow>('SELECT key, value, expires_at FROM federation_kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)').get(key, at);
+}
+
+/** Writes a key-value entry. */
+export function kvSet(db: Db, key: string, value: string, expiresAt: number | null): void {
+  db.query(
+    'INSERT INTO federation_kv (key, value, expires_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at',
+  ).run(key, value, expiresAt);
+}
+
+/** Removes a key-value entry. */
+export function kvDelete(db: Db, key: string): void {
+  db.query('DELETE FROM federation_kv WHERE key = ?').run(key);
+}
+
+/** Live entries whose key text starts with `prefix` (or equals `exact`). */
+export function kvList(db: Db, exact: string, prefix: string, at: number): KvRow[] {
+  return db
+    .query<KvRow>(
+      'SELECT key, value, expires_at FROM federation_kv WHERE (key = @exact OR substr(key, 1, length(@prefix)) = @prefix) AND (expires_at IS NULL OR expires_at > @at) ORDER BY key',
+    )
+    .all({ exact, prefix, at });
+}
+
+/** Drops expired entries. */
+export function kvPurgeExpired(db: Db, at: number): number {
+  return db.query('DELETE FROM federation_kv WHERE expires_at IS NOT NULL AND expires_at <= ?').run(at).changes;
+}
+
+/** The queues Fedify uses. */
+export type QueueName = 'inbox' | 'outbox' | 'fanout';
+
+/** One queued message. */
+export interface QueueRow {
+  id: string;
+  queue: QueueName;
+  message: string;
+  ordering_key: string | null;
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+/** Adds a message to a queue. */
+export function enqueueMessage(db: Db, row: Pick<QueueRow, 'id' | 'queue' | 'message' | 'ordering_key' | 'next_attempt_at' | 'created_at'>): void {
+  db.query(
+    'INSERT INTO federation_queue (id, queue, message, ordering_key, next_attempt_at, created_at) VALUES (@id, @queue, @message, @ordering_key, @next_attempt_at, @created_at)',
+  ).run(row);
+}
+
+/**
+ * Claims up to `limit` due messages of a queue until `lockedUntil`: not locked (or their lease
+ * ran out), and the oldest of their ordering key, so same-key messages run one at a time in order.
+ */
+export function claimMessages(db: Db, queue: QueueName, at: number, lockedUntil: number, limit: number): QueueRow[] {
+  return db.transaction(() => {
+    const ids = db
+      .query<{ id: string }>(
+        `SELECT q.id FROM federation_queue q
+          WHERE q.queue = @queue AND q.next_attempt_at <= @at AND (q.locked_until IS NULL OR q.locked_until <= @at)
+            AND (q.ordering_key IS NULL OR NOT EXISTS (
+              SELECT 1 FROM federation_queue e WHERE e.ordering_key = q.ordering_key AND e.id < q.id))
+          ORDER BY q.next_attempt_at, q.id LIMIT @limit`,
+      )
+      .all({ queue, at, limit })
+      .map((r) => r.id);
+    const rows: QueueRow[] = [];
+    for (const id of ids) {
+      const row = db
+        .query<QueueRow>('UPDATE federation_queue SET locked_until = @locked_until, attempts = attempts + 1 WHERE id = @id RETURNING *')
+        .get({ id, locked_until: lockedUntil });
+      if (row) rows.push(row);
+    }
+    return rows;
+  });
+}
+
+/** Removes a message that was handled. */
+export function deleteMessage(db: Db, id: string): void {
+  db.query('DELETE FROM federation_queue WHERE id = @id').run({ id });
+}
+
+/** Puts a failed message back for a later attempt. */
+export function releaseMessage(db: Db, id: string, nextAttemptAt: number, error: string): void {
+  db.query('UPDATE federation_queue SET locked_until = NULL, next_attempt_at = @next, last_error = @error WHERE id = @id').run({ id, next: nextAttemptAt, error });
+}
+
+/** Counts of a queue's messages: all of them and those due now. */
+export function queueDepth(db: Db, queue: QueueName, at: number): { queued: number; ready: number } {
+  const row = db
+    .query<{ queued: number; ready: number | null }>(
+      'SELECT count(*) AS queued, sum(next_attempt_at <= @at) AS ready FROM federation_queue WHERE queue = @queue',
+    )
+    .get({ queue, at });
+  return { queued: row?.queued ?? 0, ready: row?.ready ?? 0 };
+}
+
+/** A remote attachment of a remote status (kept by URL, not downloaded). */
+export interface RemoteMediaRow {
+  id: string;
+  account_id: string;
+  status_id: string;
+  position: number;
+  type: 'image' | 'gifv' | 'video' | 'audio' | 'unknown';
+  remote_url: string;
+  description: string | null;
+  blurhash: string | null;
+  focus_x: number | null;
+  focus_y: number | null;
+  created_at: number;
+}
+
+/** Inserts a remote attachment. */
+export function insertRemoteMedia(db: Db, row: RemoteMediaRow): void {
+  db.query(
+    `INSERT INTO media_attachments (id, account_id, status_id, position, type, remote_url, preview_remote_url, description, blurhash, focus_x, focus_y, created_at, updated_at)
+     VALUES (@id, @account_id, @status_id, @position, @type, @remote_url, @remote_url, @description, @blurhash, @focus_x, @focus_y, @created_at, @created_at)`,
+  ).run({ ...row });
+}
+
+/** Records the ActivityPub id of a follow (the remote Follow activity, to answer it with Accept). */
+export function setFollowUri(db: Db, table: 'follows' | 'follow_requests', id: string, uri: string): void {
+  db.query(`UPDATE ${table} SET uri = @uri WHERE id = @id`).run({ id, uri });
+}
+
+/** Inboxes of the remote followers of a local account: shared inbox when known, else personal. */
+export function remoteFollowerInboxes(db: Db, accountId: string): { uri: string; inbox: string; shared_inbox: string | null }[] {
+  return db
+    .query<{ uri: string; inbox: string; shared_inbox: string | null }>(
+      `SELECT a.uri AS uri, a.inbox_url AS inbox, a.shared_inbox_url AS shared_inbox FROM follows f JOIN accounts a ON a.id = f.account_id
+        WHERE f.target_account_id = @account_id AND a.domain IS NOT NULL AND a.inbox_url IS NOT NULL`,
+    )
+    .all({ account_id: accountId });
+}
+
+/** One page of an account's followers or followees as actor URIs (null for local ones), newest first. */
+export function followPageUris(db: Db, accountId: string, direction: 'followers' | 'following', beforeId: string | null, limit: number): { id: string; uri: string | null; username: string }[] {
+  const join = direction === 'followers' ? 'a.id = f.account_id WHERE f.target_account_id = @account_id' : 'a.id = f.target_account_id WHERE f.account_id = @account_id';
+  return db
+    .query<{ id: string; uri: string | null; username: string }>(
+      `SELECT f.id AS id, a.uri AS uri, a.username AS username FROM follows f JOIN accounts a ON ${join}
+        AND (@before_id IS NULL OR f.id < @before_id) ORDER BY f.id DESC LIMIT @limit`,
+    )
+    .all({ account_id: accountId, before_id: beforeId, limit });
+}
+
+/** One page of an account's public statuses (not replies to others, not reblogs), newest first. */
+export function publicStatusPage(db: Db, accountId: string, beforeId: string | null, limit: number): StatusRow[] {
+  return db
+    .query<StatusRow>(
+      `SELECT * FROM statuses WHERE account_id = @account_id AND visibility IN ('public', 'unlisted') AND reblog_of_id IS NULL
+        AND (@before_id IS NULL OR id < @before_id) ORDER BY id DESC LIMIT @limit`,
+    )
+    .all({ account_id: accountId, before_id: beforeId, limit });
+}
+
+/** Count of an account's public and unlisted statuses. */
+export function countPublicStatuses(db: Db, accountId: string): number {
+  return db.query<{ n: number }>("SELECT count(*) AS n FROM statuses WHERE account_id = @account_id AND visibility IN ('public', 'unlisted') AND reblog_of_id IS NULL").get({ account_id: accountId })?.n ?? 0;
+}
+
+/** An account's pinned public statuses, most recently pinned first. */
+export function pinnedPublicStatuses(db: Db, accountId: string): StatusRow[] {
+  return db
+    .query<StatusRow>(
+      `SELECT s.* FROM status_pins p JOIN statuses s ON s.id = p.status_id
+        WHERE p.account_id = @account_id AND s.visibility IN ('public', 'unlisted') ORDER BY p.id DESC LIMIT 40`,
+    )
+    .all({ account_id: accountId });
+}

@@ -1,0 +1,150 @@
+import { Create, Multikey, Note, type Recipient } from '@fedify/vocab';
+import type { Federation } from '@fedify/fedify';
+import {
+  accountById,
+  featuredStatuses,
+  findLocalActor,
+  followCollectionPage,
+  instanceActorKeys,
+  loadNoteContext,
+  outboxPage,
+  statusById,
+} from '../core/federation/local.js';
+import type { Deps } from '../core/deps.js';
+import { Application } from '@fedify/vocab';
+import { INSTANCE_ACTOR_IDENTIFIER } from '../util/uris.js';
+import { importKeyPair } from './keys.js';
+import type { webcrypto } from 'node:crypto';
+
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+import { toApActor, toApNote } from './to-ap.js';
+
+const PAGE = 40;
+
+/** A Note wrapped in its Create activity (`<note>/activity`), addressed like the note. */
+export function createOf(note: Note): Create {
+  return new Create({
+    id: new URL(`${note.id?.href ?? ''}/activity`),
+    actor: note.attributionId,
+    object: note,
+    tos: note.toIds,
+    ccs: note.ccIds,
+    published: note.published,
+  });
+}
+
+/** Imported key pairs, cached per PEM (importing RSA keys on every request is slow). */
+const keyCache = new Map<string, Promise<CryptoKeyPair>>();
+
+function keyPairOf(publicPem: string, privatePem: string): Promise<CryptoKeyPair> {
+  let p = keyCache.get(publicPem);
+  if (!p) {
+    p = importKeyPair(publicPem, privatePem);
+    keyCache.set(publicPem, p);
+  }
+  return p;
+}
+
+/** The signing keys of a local actor (or the instance actor), for Fedify. */
+export async function actorKeyPairs(deps: Deps, identifier: string): Promise<CryptoKeyPair[]> {
+  if (identifier === INSTANCE_ACTOR_IDENTIFIER) {
+    const keys = instanceActorKeys(deps);
+    return [await keyPairOf(keys.publicKeyPem, keys.privateKeyPem)];
+  }
+  const account = findLocalActor(deps, identifier);
+  if (!account?.public_key_pem || !account.private_key_pem) return [];
+  return [await keyPairOf(account.public_key_pem, account.private_key_pem)];
+}
+
+/**
+ * Registers what Fedify serves: actors (and the instance actor) with their keys and WebFinger
+ * handles, followers/following (totals always, items unless hidden), outbox of public statuses,
+ * featured (pins), and Notes of public statuses.
+ */
+export function registerDispatchers(federation: Federation<Deps>): void {
+  federation
+    .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
+      const deps = ctx.data;
+      const keys = await ctx.getActorKeyPairs(identifier);
+      if (identifier === INSTANCE_ACTOR_IDENTIFIER) {
+        return new Application({
+          id: ctx.getActorUri(identifier),
+          preferredUsername: deps.uris.domain,
+          name: deps.uris.domain,
+          inbox: ctx.getInboxUri(identifier),
+          outbox: ctx.getOutboxUri(identifier),
+          publicKey: keys[0]?.cryptographicKey ?? null,
+          assertionMethods: keys.map((k) => k.multikey),
+          manuallyApprovesFollowers: true,
+        });
+      }
+      const account = findLocalActor(deps, identifier);
+      if (!account) return null;
+      const moved = account.moved_to_account_id ? accountById(deps, account.moved_to_account_id) : undefined;
+      const movedTo = moved ? (moved.uri ?? deps.uris.accountUri(moved.username)) : null;
+      const avatar = account.avatar_file ? deps.uris.fileUrl(account.avatar_file) : null;
+      const header = account.header_file ? deps.uris.fileUrl(account.header_file) : null;
+      return toApActor(account, deps.uris, keys.map((k) => ({ cryptographicKey: k.cryptographicKey, multikey: k.multikey as Multikey })), avatar, header, movedTo);
+    })
+    .setKeyPairsDispatcher((ctx, identifier) => actorKeyPairs(ctx.data, identifier))
+    .mapHandle((ctx, username) => {
+      if (username.toLowerCase() === ctx.data.uris.domain.toLowerCase()) return INSTANCE_ACTOR_IDENTIFIER;
+      return findLocalActor(ctx.data, username)?.username ?? null;
+    });
+
+  const collection = (direction: 'followers' | 'following') =>
+    async (ctx: { data: Deps }, identifier: string, cursor: string | null) => {
+      const account = findLocalActor(ctx.data, identifier);
+      if (!account || cursor === null) return null;
+      // Hidden collections publish their totals only (the setting itself is not federated).
+      if (account.hide_collections === 1) return { items: [] as URL[] };
+      const page = followCollectionPage(ctx.data, account.id, direction, cursor === '' ? null : cursor, PAGE);
+      return { items: page.uris.map((u) => new URL(u)), nextCursor: page.next };
+    };
+  const counter = (direction: 'followers' | 'following') => (ctx: { data: Deps }, identifier: string) => {
+    const account = findLocalActor(ctx.data, identifier);
+    if (!account) return null;
+    return direction === 'followers' ? account.followers_count : account.following_count;
+  };
+  federation
+    .setFollowersDispatcher('/users/{identifier}/followers', async (ctx, identifier, cursor) => {
+      const page = await collection('followers')(ctx, identifier, cursor);
+      // Recipients are URLs here; Fedify resolves inboxes when it needs them.
+      return page ? { items: page.items.map((id) => ({ id, inboxId: null }) as Recipient), nextCursor: page.nextCursor ?? null } : null;
+    })
+    .setCounter(counter('followers'))
+    .setFirstCursor(() => '');
+  federation
+    .setFollowingDispatcher('/users/{identifier}/following', collection('following'))
+    .setCounter(counter('following'))
+    .setFirstCursor(() => '');
+  federation
+    .setOutboxDispatcher('/users/{identifier}/outbox', (ctx, identifier, cursor) => {
+      const account = findLocalActor(ctx.data, identifier);
+      if (!account || cursor === null) return null;
+      const page = outboxPage(ctx.data, account.id, cursor === '' ? null : cursor, 20);
+      const context = loadNoteContext(ctx.data, page.statuses);
+      const items = page.statuses.map((s) => createOf(toApNote(s, account, context, ctx.data.uris)));
+      return { items, nextCursor: page.next };
+    })
+    .setCounter((ctx, identifier) => {
+      const account = findLocalActor(ctx.data, identifier);
+      return account ? outboxPage(ctx.data, account.id, null, 0).total : null;
+    })
+    .setFirstCursor(() => '');
+  federation.setFeaturedDispatcher('/users/{identifier}/collections/featured', (ctx, identifier) => {
+    const account = findLocalActor(ctx.data, identifier);
+    if (!account) return null;
+    const statuses = featuredStatuses(ctx.data, account.id);
+    const context = loadNoteContext(ctx.data, statuses);
+    return { items: statuses.map((s) => toApNote(s, account, context, ctx.data.uris)) };
+  });
+  federation.setObjectDispatcher(Note, '/users/{identifier}/statuses/{id}', (ctx, values) => {
+    const status = /^[0-9]+$/.test(values.id) ? statusById(ctx.data, values.id) : undefined;
+    const account = findLocalActor(ctx.data, values.identifier);
+    // Only public and unlisted statuses are served to anyone who asks.
+    if (!status || !account || status.account_id !== account.id || status.reblog_of_id !== null) return null;
+    if (status.visibility !== 'public' && status.visibility !== 'unlisted') return null;
+    return toApNote(status, account, loadNoteContext(ctx.data, [status]), ctx.data.uris);
+  });
+}

@@ -1,0 +1,86 @@
+import type { Federation } from '@fedify/fedify';
+import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
+import type { Deps } from '../core/deps.js';
+import { now } from '../util/clock.js';
+
+/** Paths Fedify answers; everything else goes straight to the REST routes. */
+function isFederationPath(path: string): boolean {
+  return path === '/.well-known/webfinger' || path === '/inbox' || path.startsWith('/users/');
+}
+
+/** How far a signed request's Date may be from our clock (Mastodon allows hours; Fedify one hour). */
+export const SIGNATURE_WINDOW_MS = 60 * 60 * 1000;
+
+/**
+ * Whether a signed request is fresh by our own clock (api/util/clock.ts, which replay tests set):
+ * the Date header for draft-cavage, `created` for RFC 9421. Unsigned requests pass (Fedify refuses
+ * them where a signature is needed).
+ */
+export function isFresh(headers: Headers): boolean {
+  const input = headers.get('signature-input');
+  const created = input ? /created=(\d+)/.exec(input)?.[1] : undefined;
+  const at = created ? Number(created) * 1000 : headers.get('date') ? Date.parse(headers.get('date') ?? '') : NaN;
+  if (!headers.get('signature') && !input) return true;
+  return Number.isFinite(at) && Math.abs(now() - at) <= SIGNATURE_WINDOW_MS;
+}
+
+async function readBody(req: ExpressRequest, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Express middleware handing federation requests to Fedify as fetch Requests. The Request URL is
+ * built from the public origin, whatever Host or address the request came in on (a TLS proxy, the
+ * relay), so URLs and signatures are checked against the origin. Requests Fedify does not serve
+ * (HTML for browsers, unknown paths) fall through to the next handler. Mounted before the body
+ * parsers: inbox bodies are read raw, as their Digest covers the exact bytes.
+ */
+export function federationMiddleware(federation: Federation<Deps>, deps: Deps, origin: string, maxBodyBytes: number): RequestHandler {
+  return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    if (!isFederationPath(req.path)) return next();
+    void (async () => {
+      const headers = new Headers();
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        const name = req.rawHeaders[i];
+        const value = req.rawHeaders[i + 1];
+        if (name !== undefined && value !== undefined) headers.append(name, value);
+      }
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const body = hasBody ? await readBody(req, maxBodyBytes) : undefined;
+      if (hasBody && !isFresh(headers)) {
+        res.status(401).type('text/plain').send('Signature expired or from the future');
+        return;
+      }
+      let fellThrough = false;
+      const fallThrough = () => {
+        fellThrough = true;
+        return new Response(null, { status: 404 });
+      };
+      const request = new Request(new URL(req.originalUrl, origin), { method: req.method, headers, body: body ? new Uint8Array(body) : null });
+      const response = await federation.fetch(request, { contextData: deps, onNotFound: fallThrough, onNotAcceptable: fallThrough });
+      if (fellThrough && !hasBody) return next();
+      res.status(response.status);
+      response.headers.forEach((value, name) => res.setHeader(name, value));
+      const out = Buffer.from(await response.arrayBuffer());
+      res.setHeader('Content-Length', String(out.length));
+      res.end(out);
+    })().catch(next);
+  };
+}
+
+/** `/.well-known/host-meta`: the XRD pointing to WebFinger, as Mastodon serves it. */
+export function hostMeta(origin: string): RequestHandler {
+  return (req, res, next) => {
+    if (req.path !== '/.well-known/host-meta') return next();
+    res.type('application/xrd+xml; charset=utf-8').send(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n  <Link rel="lrdd" template="${origin}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
+    );
+  };
+}

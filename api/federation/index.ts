@@ -1,0 +1,77 @@
+import { createFederation, type Federation } from '@fedify/fedify';
+import type { RequestHandler } from 'express';
+import type { Deps } from '../core/deps.js';
+import type { AccountRow } from '../db/repos/accounts.js';
+import { kvPurgeExpired } from '../db/repos/federation.js';
+import { now } from '../util/clock.js';
+import { HEARTH_VERSION } from '../util/version.js';
+import { registerDispatchers } from './dispatchers.js';
+import { federationMiddleware, hostMeta } from './express.js';
+import { registerInbox } from './inbox.js';
+import { resolveRemoteAccount } from './resolve.js';
+import { SqliteKvStore } from './kv.js';
+import { installOutbound } from './outbound.js';
+import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
+
+/** The federation side of an instance: Express middleware and the queue worker. */
+export interface HearthFederation {
+  readonly federation: Federation<Deps>;
+  /** Host-meta, WebFinger, actors, collections and inboxes; mount before the body parsers. */
+  readonly middleware: RequestHandler[];
+  /** Fetches and stores a remote account by handle or actor URL (signed GET). */
+  resolveAccount(handleOrUri: string): Promise<AccountRow | null>;
+  /** Starts the queue workers (inbox, outbox, fanout). */
+  start(): void;
+  /** Stops the workers and waits for messages in hand; the database may be closed after. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires Fedify for an instance with a public origin: key-value store and durable queues on our
+ * SQLite database, dispatchers, inbox listeners and delivery of local actions. Outgoing requests
+ * are signed draft-cavage first (RFC 9421 on a second knock), name Hearth and the origin in their
+ * User-Agent, and reach private or loopback addresses only under `federationAllowLoopback`.
+ */
+export function createHearthFederation(deps: Deps, origin: string, queueOptions: SqliteQueueOptions = {}): HearthFederation {
+  const queues = {
+    inbox: new SqliteMessageQueue(deps.db, 'inbox', queueOptions),
+    outbox: new SqliteMessageQueue(deps.db, 'outbox', queueOptions),
+    fanout: new SqliteMessageQueue(deps.db, 'fanout', queueOptions),
+  };
+  const federation = createFederation<Deps>({
+    kv: new SqliteKvStore(deps.db),
+    queue: queues,
+    manuallyStartQueue: true,
+    origin,
+    allowPrivateAddress: deps.config.federationAllowLoopback,
+    firstKnock: 'draft-cavage-http-signatures-12',
+    userAgent: { software: `Hearth/${HEARTH_VERSION}`, url: origin },
+    // Freshness is checked against our own clock in the middleware (replay tests set it).
+    signatureTimeWindow: false,
+  });
+  registerDispatchers(federation);
+  registerInbox(federation);
+  const unsubscribe = installOutbound(deps, federation);
+  let controller: AbortController | null = null;
+  let workers: Promise<unknown> | null = null;
+  let purge: NodeJS.Timeout | null = null;
+  return {
+    federation,
+    middleware: [hostMeta(origin), federationMiddleware(federation, deps, origin, deps.config.maxBodyBytes)],
+    resolveAccount: (handleOrUri) => resolveRemoteAccount(federation, deps, handleOrUri),
+    start() {
+      if (controller) return;
+      controller = new AbortController();
+      workers = federation.startQueue(deps, { signal: controller.signal }).catch((err: unknown) => console.error('federation queue stopped', err));
+      purge = setInterval(() => kvPurgeExpired(deps.db, now()), 10 * 60 * 1000);
+      purge.unref();
+    },
+    async stop() {
+      unsubscribe();
+      if (purge) clearInterval(purge);
+      controller?.abort();
+      await workers;
+      controller = null;
+    },
+  };
+}

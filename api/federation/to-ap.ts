@@ -1,0 +1,127 @@
+import { Temporal } from '@js-temporal/polyfill';
+import {
+  Application,
+  CryptographicKey,
+  Document,
+  Endpoints,
+  Group,
+  Hashtag,
+  Image,
+  Mention,
+  Multikey,
+  Note,
+  Person,
+  PropertyValue,
+  PUBLIC_COLLECTION,
+  Service,
+  type Actor,
+} from '@fedify/vocab';
+import type { NoteContext } from '../core/federation/local.js';
+import { parseProfileFields, parseStringList, type AccountRow } from '../db/repos/accounts.js';
+import type { StatusRow } from '../db/repos/statuses.js';
+import { statusUri, statusUrl } from '../serializers/status.js';
+import type { Uris } from '../util/uris.js';
+
+/** An account's actor id, local or remote. */
+export function actorUri(account: AccountRow, uris: Uris): string {
+  return account.uri ?? uris.accountUri(account.username);
+}
+
+function instant(ms: number): Temporal.Instant {
+  return Temporal.Instant.fromEpochMilliseconds(ms);
+}
+
+/** The keys of an actor as Fedify hands them to the actor dispatcher. */
+export interface ActorKeys {
+  cryptographicKey: CryptographicKey;
+  multikey: Multikey;
+}
+
+/**
+ * A local account as its ActivityPub actor (`toAp…`: rows → ActivityPub): Person, or Service for
+ * bots, Group for groups, with its collections, shared inbox, key (`#main-key`) and Multikey,
+ * profile fields as PropertyValue, avatar and header, and the flags Mastodon publishes.
+ */
+export function toApActor(account: AccountRow, uris: Uris, keys: readonly ActorKeys[], avatarUrl: string | null, headerUrl: string | null, movedTo: string | null): Actor {
+  const u = account.username;
+  const values = {
+    id: new URL(uris.accountUri(u)),
+    preferredUsername: u,
+    name: account.display_name,
+    summary: account.note,
+    url: new URL(uris.accountUrl(u)),
+    inbox: new URL(uris.inboxUri(u)),
+    outbox: new URL(uris.outboxUri(u)),
+    followers: new URL(uris.followersUri(u)),
+    following: new URL(uris.followingUri(u)),
+    featured: new URL(uris.featuredUri(u)),
+    featuredTags: new URL(uris.featuredTagsUri(u)),
+    endpoints: new Endpoints({ sharedInbox: new URL(uris.sharedInboxUri()) }),
+    publicKey: keys[0]?.cryptographicKey ?? null,
+    assertionMethods: keys.map((k) => k.multikey),
+    manuallyApprovesFollowers: account.locked === 1,
+    discoverable: account.discoverable === 1,
+    indexable: account.indexable === 1,
+    memorial: account.memorial === 1,
+    published: instant(account.created_at),
+    icon: avatarUrl ? new Image({ url: new URL(avatarUrl) }) : null,
+    image: headerUrl ? new Image({ url: new URL(headerUrl) }) : null,
+    attachments: parseProfileFields(account.fields).map((f) => new PropertyValue({ name: f.name, value: f.value })),
+    aliases: parseStringList(account.also_known_as).map((a) => new URL(a)),
+    successor: movedTo ? new URL(movedTo) : null,
+  };
+  if (account.actor_type === 'Service') return new Service(values);
+  if (account.actor_type === 'Group') return new Group(values);
+  if (account.actor_type === 'Application') return new Application(values);
+  return new Person(values);
+}
+
+/** The `to` and `cc` of a status by its visibility, as Mastodon addresses them. */
+export function addressing(status: StatusRow, author: AccountRow, mentioned: readonly AccountRow[], uris: Uris): { to: URL[]; cc: URL[] } {
+  const followers = new URL(author.followers_url ?? uris.followersUri(author.username));
+  const mentions = mentioned.map((a) => new URL(actorUri(a, uris)));
+  switch (status.visibility) {
+    case 'public':
+      return { to: [PUBLIC_COLLECTION], cc: [followers, ...mentions] };
+    case 'unlisted':
+      return { to: [followers], cc: [PUBLIC_COLLECTION, ...mentions] };
+    case 'private':
+      return { to: [followers], cc: mentions };
+    default:
+      return { to: mentions, cc: [] };
+  }
+}
+
+/** A local status as a Note, with mentions, hashtags, attachments (blurhash, focal point). */
+export function toApNote(status: StatusRow, author: AccountRow, context: NoteContext, uris: Uris): Note {
+  const mentioned = context.mentions.get(status.id) ?? [];
+  const { to, cc } = addressing(status, author, mentioned, uris);
+  const parent = status.in_reply_to_id ? context.parents.get(status.in_reply_to_id) : undefined;
+  const replyTo = parent ? statusUri(parent.status, parent.author, uris) : status.in_reply_to_uri;
+  const url = statusUrl(status, author, uris);
+  return new Note({
+    id: new URL(statusUri(status, author, uris)),
+    attribution: new URL(actorUri(author, uris)),
+    content: status.content,
+    summary: status.spoiler_text || null,
+    sensitive: status.sensitive === 1,
+    url: url ? new URL(url) : null,
+    published: instant(status.created_at),
+    updated: status.edited_at ? instant(status.edited_at) : null,
+    replyTarget: replyTo ? new URL(replyTo) : null,
+    tos: to,
+    ccs: cc,
+    tags: [
+      ...mentioned.map((a) => new Mention({ href: new URL(actorUri(a, uris)), name: `@${a.username}${a.domain ? `@${a.domain}` : ''}` })),
+      ...(context.tags.get(status.id) ?? []).map((t) => new Hashtag({ href: new URL(uris.tagUrl(t)), name: `#${t}` })),
+    ],
+    attachments: (context.media.get(status.id) ?? []).map(
+      (m) =>
+        new Document({
+          mediaType: m.file_content_type,
+          url: new URL(m.file_key ? uris.fileUrl(m.file_key) : (m.remote_url ?? uris.base)),
+          name: m.description,
+        }),
+    ),
+  });
+}
