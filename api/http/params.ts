@@ -69,7 +69,12 @@ export function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T
   const result = schema.safeParse(input);
   if (!result.success) {
     const first = result.error.issues[0];
-    throw new ApiError(422, `Validation failed: ${first ? describe(first) : 'invalid parameters'}`, { cause: result.error });
+    const details: Record<string, { error: string; description: string }[]> = {};
+    for (const issue of result.error.issues) {
+      const field = issue.path.map(String).join('.') || 'base';
+      (details[field] ??= []).push({ error: issue.code === 'too_big' ? 'ERR_TOO_LONG' : issue.code === 'too_small' ? 'ERR_TOO_SHORT' : 'ERR_INVALID', description: issue.message });
+    }
+    throw new ApiError(422, `Validation failed: ${first ? describe(first) : 'invalid parameters'}`, { cause: result.error, extra: { details } });
   }
   return result.data;
 }

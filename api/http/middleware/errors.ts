@@ -24,7 +24,10 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, _next
     return;
   }
   if (err instanceof ApiError) {
-    res.status(err.status).json({ error: err.message, ...(err.extra ?? {}) });
+    // Mastodon's validation errors carry per-field `details`; clients (and the OpenAPI
+    // description) expect the member on every 422, so it is always present, empty if need be.
+    const details = err.status === 422 ? { details: {} } : {};
+    res.status(err.status).json({ error: err.message, ...details, ...(err.extra ?? {}) });
     return;
   }
   const e = err as HttpishError & Error;

@@ -9,15 +9,21 @@ export interface Page {
   limit: number;
 }
 
+// Built once: constructing zod schemas costs far more than using them (hot path of every list).
+const pageSchema = z.object({ max_id: id().optional(), since_id: id().optional(), min_id: id().optional(), limit: int(-1_000_000, 1_000_000) });
+const PAGE_KEYS = ['max_id', 'since_id', 'min_id', 'limit'] as const;
+
 /**
  * Parses max_id, since_id, min_id and limit. A limit above `max` is clamped to it, as Mastodon
  * does; ids that are not numbers are a validation error.
  */
 export function parsePage(input: Record<string, unknown>, defaultLimit = 20, max = 40): Page {
+  // The first page of a list (no paging parameter at all) needs no validation.
+  if (PAGE_KEYS.every((k) => input[k] === undefined)) return { limit: defaultLimit };
   const p = parse(
-    z.object({ max_id: id().optional(), since_id: id().optional(), min_id: id().optional(), limit: int(-1_000_000, 1_000_000) }),
+    pageSchema,
     // Empty strings are "not given".
-    Object.fromEntries(['max_id', 'since_id', 'min_id', 'limit'].map((k) => [k, input[k] === '' ? undefined : input[k]])),
+    Object.fromEntries(PAGE_KEYS.map((k) => [k, input[k] === '' ? undefined : input[k]])),
   );
   const limit = p.limit === undefined || p.limit <= 0 ? defaultLimit : Math.min(p.limit, max);
   return { maxId: p.max_id, sinceId: p.since_id, minId: p.min_id, limit };

@@ -1,0 +1,56 @@
+import { derivedTransaction, findFollowedAccounts, upsertFeedState } from '../../db/repos/feeds.js';
+import { now } from '../../util/clock.js';
+import type { Deps } from '../deps.js';
+import { followOptions, mergeAccountIntoHome } from './fanout.js';
+import { timelineState } from './state.js';
+
+/** Followed accounts merged per transaction; between chunks the event loop serves requests. */
+const CHUNK_ACCOUNTS = 10;
+
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Rebuilds a user's home feed from their own recent statuses and those of the accounts they
+ * follow (visible to them, with the home filters). The feed is marked as regenerating at once
+ * (synchronously), so that GET home answers 206 with what the feed holds meanwhile; the work runs
+ * in chunks, one transaction each, yielding to the event loop in between; the marker is cleared
+ * at the end. A second call while one runs returns the same promise. If the instance stops in the
+ * middle, the marker stays and the next GET home starts again.
+ */
+export function rebuildHomeFeed(deps: Deps, accountId: string): Promise<void> {
+  const state = timelineState(deps);
+  const running = state.rebuilding.get(accountId);
+  if (running) return running;
+  upsertFeedState(deps.db, accountId, true, null);
+  const work = runRebuild(deps, accountId)
+    .catch((err: unknown) => {
+      // A closed database (the instance stopped) ends the rebuild quietly; anything else is a bug.
+      if (deps.db.raw.open) console.error(`home feed rebuild for ${accountId} failed`, err);
+    })
+    .finally(() => state.rebuilding.delete(accountId));
+  state.rebuilding.set(accountId, work);
+  return work;
+}
+
+/** True while a rebuild of this user's feed runs in this process. */
+export function isRebuilding(deps: Deps, accountId: string): boolean {
+  return timelineState(deps).rebuilding.has(accountId);
+}
+
+async function runRebuild(deps: Deps, accountId: string): Promise<void> {
+  const db = deps.db;
+  await nextTick();
+  if (!db.raw.open) return;
+  const follows = findFollowedAccounts(db, accountId);
+  const followed = new Set(follows.map((f) => f.target_account_id));
+  derivedTransaction(db, () => mergeAccountIntoHome(deps, accountId, accountId, null, followed));
+  for (let i = 0; i < follows.length; i += CHUNK_ACCOUNTS) {
+    await nextTick();
+    if (!db.raw.open) return;
+    const chunk = follows.slice(i, i + CHUNK_ACCOUNTS);
+    derivedTransaction(db, () => {
+      for (const f of chunk) mergeAccountIntoHome(deps, accountId, f.target_account_id, followOptions(f), followed);
+    });
+  }
+  upsertFeedState(db, accountId, false, now());
+}
