@@ -19,12 +19,24 @@ export interface EventMap {
   'pin.created': { statusId: string; accountId: string };
   'pin.deleted': { statusId: string; accountId: string };
   'poll.ended': { pollId: string; statusId: string };
-  'follow.created': { followId: string; accountId: string; targetAccountId: string };
+  /** `fromRequest`: the follow came from an authorized request (no new follow notification then). */
+  'follow.created': { followId: string; accountId: string; targetAccountId: string; fromRequest?: boolean };
   'follow.deleted': { followId: string; accountId: string; targetAccountId: string };
   'follow_request.created': { followRequestId: string; accountId: string; targetAccountId: string };
   'follow_request.deleted': { followRequestId: string; accountId: string; targetAccountId: string };
+  'follow_request.authorized': { followRequestId: string; followId: string; accountId: string; targetAccountId: string };
+  'follow_request.rejected': { followRequestId: string; accountId: string; targetAccountId: string };
+  'block.created': { blockId: string; accountId: string; targetAccountId: string };
+  'block.deleted': { blockId: string; accountId: string; targetAccountId: string };
+  'mute.created': { muteId: string; accountId: string; targetAccountId: string };
+  'mute.deleted': { muteId: string; accountId: string; targetAccountId: string };
+  'domain_block.created': { accountId: string; domain: string };
+  'domain_block.deleted': { accountId: string; domain: string };
   'filters.changed': { accountId: string };
   'notification.created': { notificationId: string; accountId: string; type: string };
+  'tag.followed': { accountId: string; tagId: string };
+  'tag.unfollowed': { accountId: string; tagId: string };
+  'report.created': { reportId: string; accountId: string; targetAccountId: string };
 }
 
 export type EventName = keyof EventMap;

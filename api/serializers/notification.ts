@@ -1,6 +1,7 @@
 import type { NotificationRow } from '../db/repos/notifications.js';
 import { isoTime } from '../util/clock.js';
 import type { Account } from './account.js';
+import type { MastodonReport } from './report.js';
 import type { MastodonStatus } from './status.js';
 
 /** A notification group as the v2 API describes it, before the accounts and statuses are loaded. */
@@ -13,6 +14,8 @@ export interface NotificationGroupView {
   page: { minId: string; maxId: string; latestAt: number } | null;
   sampleAccountIds: string[];
   statusId: string | null;
+  /** The report an `admin.report` group is about; null for other types. */
+  reportId: string | null;
 }
 
 /** Mastodon's Notification entity. */
@@ -25,6 +28,8 @@ export interface MastodonNotification {
   account: Account;
   /** Present for the types about a status. */
   status?: MastodonStatus;
+  /** Present for `admin.report`. */
+  report?: MastodonReport;
 }
 
 /** Mastodon's NotificationGroup entity (v2). */
@@ -38,6 +43,7 @@ export interface MastodonNotificationGroup {
   latest_page_notification_at?: string;
   sample_account_ids: string[];
   status_id?: string;
+  report?: MastodonReport;
 }
 
 /** PartialAccountWithAvatar: what a client needs to draw an avatar in a group. */
@@ -60,8 +66,8 @@ export interface GroupedNotificationsResults {
   notification_groups: MastodonNotificationGroup[];
 }
 
-/** Converts a notification row, with its loaded account and status (null for types without one). */
-export function toMastodonNotification(row: NotificationRow, account: Account, status: MastodonStatus | null): MastodonNotification {
+/** Converts a notification row, with its loaded account, status and report (null for types without one). */
+export function toMastodonNotification(row: NotificationRow, account: Account, status: MastodonStatus | null, report: MastodonReport | null = null): MastodonNotification {
   const out: MastodonNotification = {
     id: row.id,
     type: row.type,
@@ -70,6 +76,7 @@ export function toMastodonNotification(row: NotificationRow, account: Account, s
     account,
   };
   if (status) out.status = status;
+  if (report) out.report = report;
   return out;
 }
 
@@ -78,7 +85,7 @@ export function toMastodonNotification(row: NotificationRow, account: Account, s
  * numbers; ours are 64-bit and would lose precision as JSON numbers). The page fields are only
  * present in listings.
  */
-export function toMastodonNotificationGroup(group: NotificationGroupView): MastodonNotificationGroup {
+export function toMastodonNotificationGroup(group: NotificationGroupView, report: MastodonReport | null = null): MastodonNotificationGroup {
   const out: MastodonNotificationGroup = {
     group_key: group.groupKey,
     notifications_count: group.notificationsCount,
@@ -90,6 +97,7 @@ export function toMastodonNotificationGroup(group: NotificationGroupView): Masto
     sample_account_ids: group.sampleAccountIds,
   };
   if (group.statusId !== null) out.status_id = group.statusId;
+  if (report) out.report = report;
   return out;
 }
 

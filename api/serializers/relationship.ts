@@ -1,9 +1,14 @@
 import type { FollowOptionsRow } from '../db/repos/follows.js';
+import { isoTime } from '../util/clock.js';
 
-/**
- * Everything the Relationship entity needs about the viewer and one other account. Blocks, mutes,
- * endorsements and notes come with the relationships issue; until then they are absent (false/empty).
- */
+/** The viewer's active mute of the other account, as the Relationship shows it. */
+export interface MuteView {
+  hideNotifications: boolean;
+  /** ms since epoch, or null for a mute without end. */
+  expiresAt: number | null;
+}
+
+/** Everything the Relationship entity needs about the viewer and one other account. */
 export interface RelationshipView {
   /** The other account. */
   id: string;
@@ -13,6 +18,15 @@ export interface RelationshipView {
   requested: FollowOptionsRow | null;
   followedBy: boolean;
   requestedBy: boolean;
+  blocking: boolean;
+  blockedBy: boolean;
+  /** The viewer's mute of the account while it applies; null when not muting (or expired). */
+  muting: MuteView | null;
+  /** The viewer blocks the account's domain (remote accounts only). */
+  domainBlocking: boolean;
+  endorsed: boolean;
+  /** The viewer's private note; '' when none. */
+  note: string;
 }
 
 /** Mastodon's Relationship entity: the viewer's relationship to another account. */
@@ -44,7 +58,11 @@ function parseLanguages(value: string | null): string[] | null {
 /**
  * Converts a loaded relationship to the API entity. The follow options (showing_reblogs, notifying,
  * languages) come from the follow, or from the pending request when there is no follow yet, as
- * Mastodon shows them. Block, mute, endorsement and note fields are false/empty until those exist.
+ * Mastodon shows them.
+ *
+ * `following` stays a JSON boolean, as Mastodon's docs, its OpenAPI description and the typed
+ * clients (Swift, Kotlin, masto) expect: the spec's "object carrying reblogs" is what Mastodon
+ * keeps internally; the reblogs choice reaches clients as `showing_reblogs`.
  */
 export function toMastodonRelationship(view: RelationshipView): Relationship {
   const options = view.following ?? view.requested;
@@ -55,15 +73,15 @@ export function toMastodonRelationship(view: RelationshipView): Relationship {
     notifying: options ? options.notify === 1 : false,
     languages: options ? parseLanguages(options.languages) : null,
     followed_by: view.followedBy,
-    blocking: false,
-    blocked_by: false,
-    muting: false,
-    muting_notifications: false,
-    muting_expires_at: null,
+    blocking: view.blocking,
+    blocked_by: view.blockedBy,
+    muting: view.muting !== null,
+    muting_notifications: view.muting?.hideNotifications ?? false,
+    muting_expires_at: view.muting && view.muting.expiresAt !== null ? isoTime(view.muting.expiresAt) : null,
     requested: view.requested !== null,
     requested_by: view.requestedBy,
-    domain_blocking: false,
-    endorsed: false,
-    note: '',
+    domain_blocking: view.domainBlocking,
+    endorsed: view.endorsed,
+    note: view.note,
   };
 }

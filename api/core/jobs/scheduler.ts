@@ -1,5 +1,8 @@
 import type { Deps } from '../deps.js';
+import { resumeMediaJobs } from '../media/background.js';
+import { cleanUpMedia } from '../media/cleanup.js';
 import { announceEndedPolls } from '../polls/expiry.js';
+import { expireMutes } from '../relationships/mutes.js';
 import { publishDueScheduledStatuses } from '../scheduled/publish.js';
 
 /**
@@ -11,10 +14,16 @@ export interface SchedulerTask {
   run(deps: Deps): unknown;
 }
 
-/** The built-in tasks: publish due scheduled statuses, announce ended polls. */
+/**
+ * The built-in tasks: publish due scheduled statuses, announce ended polls, remove expired mutes,
+ * resume background media processing, clean up unused media (hourly).
+ */
 export const DEFAULT_TASKS: readonly SchedulerTask[] = [
   { name: 'scheduled statuses', run: publishDueScheduledStatuses },
   { name: 'poll expiry', run: announceEndedPolls },
+  { name: 'mute expiry', run: expireMutes },
+  { name: 'media processing', run: resumeMediaJobs },
+  { name: 'media clean-up', run: cleanUpMedia },
 ];
 
 /** A running scheduler. */

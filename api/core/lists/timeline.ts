@@ -1,19 +1,21 @@
 import type { PageBounds } from '../../db/paging.js';
 import { exclusiveMemberIds, listTimelineIds } from '../../db/repos/lists.js';
 import type { Deps } from '../deps.js';
+import { excluding } from '../relationships/exclusions.js';
 import { statusVisibilitySql } from '../statuses/visibility.js';
 import { getList } from './manage.js';
 
 /**
  * The list timeline (GET /api/v1/timelines/list/:list_id) as status ids, newest first: what the
- * list's members posted or reblogged that the owner may see (the one visibility rule set), with the
+ * list's members posted or reblogged that the owner may see (the one visibility rule set, and the
+ * owner's blocks, mutes and domain blocks as in the home feed), with the
  * list's replies policy applied: a reply to someone other than its author or the owner shows with
  * `followed` when the owner follows the replied-to account, with `list` when that account is a
  * member, and never with `none`. 404 when the list is not the viewer's.
  */
 export function listTimelineStatusIds(deps: Deps, viewerAccountId: string, listId: string, page: PageBounds): string[] {
   const list = getList(deps, viewerAccountId, listId);
-  return listTimelineIds(deps.db, statusVisibilitySql, list, page);
+  return listTimelineIds(deps.db, excluding(statusVisibilitySql, 'feed'), list, page);
 }
 
 /**

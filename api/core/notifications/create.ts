@@ -10,6 +10,7 @@ import {
 import { now } from '../../util/clock.js';
 import { minIdAtTime, newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
+import { notificationsSuppressed } from '../relationships/exclusions.js';
 import { GROUPABLE_TYPES, type NotificationType } from './types.js';
 
 /** What a new notification is: who gets it, who caused it, and about which status. */
@@ -18,6 +19,8 @@ export interface NewNotification {
   fromAccountId: string;
   type: NotificationType;
   statusId?: string | null | undefined;
+  /** The report an `admin.report` notification is about. */
+  reportId?: string | null | undefined;
 }
 
 /** A group spans at most this many hours (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
@@ -48,7 +51,8 @@ export function computeGroupKey(deps: Deps, recipientId: string, type: Notificat
 
 /**
  * Creates a notification unless Mastodon would not: the recipient is not local, it is about the
- * recipient's own action (except the few types allowed), the recipient muted the status's
+ * recipient's own action (except the few types allowed), the sender is blocked either way, on a
+ * domain the recipient blocks or muted with notifications hidden, the recipient muted the status's
  * conversation, or the same notification already exists. An `update` replaces the recipient's
  * earlier update notification about the same status. Emits `notification.created`.
  * Returns the row, or null when nothing was created.
@@ -57,6 +61,8 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
   const statusId = input.statusId ?? null;
   if (input.recipientId === input.fromAccountId && !SELF_ALLOWED.has(input.type)) return null;
   if (!localAccountIdsAmong(deps.db, [input.recipientId]).has(input.recipientId)) return null;
+  // Blocks either way, a blocked domain, or a mute that hides notifications (exclusions.ts).
+  if (notificationsSuppressed(deps, input.recipientId, input.fromAccountId)) return null;
   if (statusId !== null) {
     const status = findStatusById(deps.db, statusId);
     if (!status) return null;
@@ -67,7 +73,8 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
   const row = deps.db.transaction((): NotificationRow | null => {
     if (input.type === 'update') {
       deleteStatusNotifications(deps.db, input.recipientId, 'update', statusId ?? '0');
-    } else if (notificationExists(deps.db, input.recipientId, input.fromAccountId, input.type, statusId)) {
+    } else if (input.type !== 'admin.report' && notificationExists(deps.db, input.recipientId, input.fromAccountId, input.type, statusId)) {
+      // (Each report is its own notification, even from the same reporter.)
       return null;
     }
     const id = newId(at);
@@ -77,7 +84,7 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
       from_account_id: input.fromAccountId,
       type: input.type,
       status_id: statusId,
-      report_id: null,
+      report_id: input.reportId ?? null,
       group_key: computeGroupKey(deps, input.recipientId, input.type, statusId, id, at),
       created_at: at,
     };

@@ -72,6 +72,7 @@ function buildGroups(deps: Deps, viewerId: string, reps: readonly NotificationRo
         page: bounds ? { minId: rep.id, maxId: rep.id, latestAt: rep.created_at } : null,
         sampleAccountIds: [rep.from_account_id],
         statusId: rep.status_id,
+        reportId: rep.report_id,
       };
     }
     return {
@@ -82,6 +83,7 @@ function buildGroups(deps: Deps, viewerId: string, reps: readonly NotificationRo
       page: bounds ? { minId: summary.page_min_id ?? rep.id, maxId: summary.most_recent_id, latestAt: summary.latest_at ?? rep.created_at } : null,
       sampleAccountIds: samples.get(rep.group_key) ?? [rep.from_account_id],
       statusId: rep.status_id,
+      reportId: rep.report_id,
     };
   });
 }

@@ -11,6 +11,7 @@ import {
 import { findPollById } from '../../db/repos/polls.js';
 import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
 import type { Deps } from '../deps.js';
+import { staffToNotifyOfReport } from '../reports/reports.js';
 import { createNotification } from './create.js';
 
 /** Mention notifications for the local accounts a status mentions in its text (silent mentions do not notify). */
@@ -89,9 +90,11 @@ export function installNotifications(deps: Deps): () => void {
       const status = findStatusById(deps.db, statusId);
       if (status) deleteNotificationsOf(deps.db, status.account_id, accountId, 'favourite', status.id);
     }),
-    deps.events.on('follow.created', ({ accountId, targetAccountId }) => {
+    deps.events.on('follow.created', ({ accountId, targetAccountId, fromRequest }) => {
       // Following a group does not notify it (groups have no one to read notifications).
       if (findAccountById(deps.db, targetAccountId)?.actor_type === 'Group') return;
+      // An authorized request was announced as a follow request already; accepting it adds nothing.
+      if (fromRequest) return;
       createNotification(deps, { recipientId: targetAccountId, fromAccountId: accountId, type: 'follow' });
     }),
     deps.events.on('follow.deleted', ({ accountId, targetAccountId }) => {
@@ -110,6 +113,12 @@ export function installNotifications(deps: Deps): () => void {
       const recipients = new Set([poll.account_id, ...localPollVoterIds(deps.db, poll.id)]);
       for (const recipientId of recipients) {
         createNotification(deps, { recipientId, fromAccountId: poll.account_id, type: 'poll', statusId });
+      }
+    }),
+    deps.events.on('report.created', ({ reportId, accountId }) => {
+      // Staff (owner, admins, moderators) hear of a new report, from the reporter.
+      for (const staffId of staffToNotifyOfReport(deps, reportId)) {
+        createNotification(deps, { recipientId: staffId, fromAccountId: accountId, type: 'admin.report', reportId });
       }
     }),
     deps.events.on('user.signed_up', ({ accountId, approved }) => {

@@ -9,8 +9,11 @@ import {
   type MastodonNotification,
 } from '../../serializers/notification.js';
 import type { MastodonStatus } from '../../serializers/status.js';
+import type { MastodonReport } from '../../serializers/report.js';
 import { presentAccounts } from '../accounts/views.js';
 import type { Deps } from '../deps.js';
+import { hiddenStatusIds } from '../filters/active.js';
+import { presentReports } from '../reports/reports.js';
 import { presentStatuses } from '../statuses/views.js';
 import { canViewStatus } from '../statuses/visibility.js';
 import type { NotificationGroupView } from './grouped.js';
@@ -20,24 +23,39 @@ function accountMap(deps: Deps, ids: readonly string[]): Map<string, Account> {
   return new Map(presentAccounts(deps, [...new Set(ids)]).map((a) => [a.id, a]));
 }
 
+/**
+ * The statuses notifications are about, by id. Those the viewer's `hide` filters (and irreversible
+ * v1 filters) match in the notifications context are absent, so their notifications are dropped,
+ * as Mastodon's server does.
+ */
 function statusMap(deps: Deps, ids: readonly (string | null)[], viewerId: string): Map<string, MastodonStatus> {
   const unique = [...new Set(ids.filter((id): id is string => id !== null))];
-  return new Map(presentStatuses(deps, unique, viewerId).map((s) => [s.id, s]));
+  const hidden = hiddenStatusIds(deps, viewerId, 'notifications', unique);
+  return new Map(presentStatuses(deps, unique.filter((id) => !hidden.has(id)), viewerId).map((s) => [s.id, s]));
+}
+
+function reportMap(deps: Deps, items: readonly { type: string; reportId: string | null }[]): Map<string, MastodonReport> {
+  const ids = items.filter((i) => i.type === 'admin.report' && i.reportId !== null).map((i) => i.reportId as string);
+  return ids.length === 0 ? new Map() : presentReports(deps, [...new Set(ids)]);
 }
 
 /**
  * Notification entities for rows already selected for the viewer (listings select only statuses
- * the viewer may see), in the given order. Accounts and statuses load in batches; a notification
- * whose account or status is gone is left out rather than shown broken.
+ * the viewer may see), in the given order. Accounts, statuses and reports load in batches; a
+ * notification whose account, status or report is gone is left out rather than shown broken.
  */
 export function presentNotifications(deps: Deps, viewerId: string, rows: readonly NotificationRow[]): MastodonNotification[] {
   const accounts = accountMap(deps, rows.map((r) => r.from_account_id));
   const statuses = statusMap(deps, rows.filter((r) => STATUS_TYPES.has(r.type)).map((r) => r.status_id), viewerId);
+  const reports = reportMap(deps, rows.map((r) => ({ type: r.type, reportId: r.report_id })));
   const out: MastodonNotification[] = [];
   for (const row of rows) {
     const account = accounts.get(row.from_account_id);
     if (!account) continue;
-    if (STATUS_TYPES.has(row.type)) {
+    if (row.type === 'admin.report') {
+      const report = row.report_id === null ? undefined : reports.get(row.report_id);
+      if (report) out.push(toMastodonNotification(row, account, null, report));
+    } else if (STATUS_TYPES.has(row.type)) {
       const status = row.status_id === null ? undefined : statuses.get(row.status_id);
       if (!status) continue;
       out.push(toMastodonNotification(row, account, status));
@@ -67,7 +85,12 @@ export function presentNotificationGroups(
   expandAccounts: 'full' | 'partial_avatars',
 ): GroupedNotificationsResults {
   const statuses = statusMap(deps, groups.filter((g) => STATUS_TYPES.has(g.type)).map((g) => g.statusId), viewerId);
-  const kept = groups.filter((g) => !STATUS_TYPES.has(g.type) || (g.statusId !== null && statuses.has(g.statusId)));
+  const reports = reportMap(deps, groups);
+  const kept = groups.filter(
+    (g) =>
+      (!STATUS_TYPES.has(g.type) || (g.statusId !== null && statuses.has(g.statusId))) &&
+      (g.type !== 'admin.report' || (g.reportId !== null && reports.has(g.reportId))),
+  );
   const accounts = accountMap(deps, kept.flatMap((g) => g.sampleAccountIds));
   const fullIds = new Set<string>();
   const partialIds = new Set<string>();
@@ -81,7 +104,7 @@ export function presentNotificationGroups(
   const result: GroupedNotificationsResults = {
     accounts: [...fullIds].flatMap((id) => accounts.get(id) ?? []),
     statuses: statusOrder.flatMap((id) => statuses.get(id) ?? []),
-    notification_groups: kept.map((g) => toMastodonNotificationGroup(g)),
+    notification_groups: kept.map((g) => toMastodonNotificationGroup(g, g.reportId === null ? null : (reports.get(g.reportId) ?? null))),
   };
   if (expandAccounts === 'partial_avatars') {
     result.partial_accounts = [...partialIds].filter((id) => !fullIds.has(id)).flatMap((id) => {

@@ -11,6 +11,7 @@ import {
 import { notFound } from '../../util/errors.js';
 import type { Deps } from '../deps.js';
 import { notificationsReadUpTo } from '../markers.js';
+import { notificationsHiddenSql } from '../relationships/exclusions.js';
 import { statusVisibilitySql } from '../statuses/visibility.js';
 import { resolveTypes } from './types.js';
 
@@ -23,10 +24,17 @@ export interface NotificationQuery {
 
 /**
  * The repository filter for a query. Notifications about a status the recipient may no longer see
- * (e.g. a private post after unfollowing) are left out by the one visibility rule set.
+ * (e.g. a private post after unfollowing) are left out by the one visibility rule set, and those
+ * from accounts the recipient's blocks, domain blocks and notification mutes hide by the rules of
+ * relationships/exclusions.ts.
  */
 export function toFilter(query: NotificationQuery): NotificationFilter {
-  return { types: resolveTypes(query.types, query.excludeTypes), fromAccountId: query.accountId, statusVisibleSql: statusVisibilitySql('s') };
+  return {
+    types: resolveTypes(query.types, query.excludeTypes),
+    fromAccountId: query.accountId,
+    statusVisibleSql: statusVisibilitySql('s'),
+    fromAccountHiddenSql: notificationsHiddenSql('notifications.from_account_id'),
+  };
 }
 
 /**

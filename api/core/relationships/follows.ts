@@ -1,4 +1,5 @@
 import { findAccountById, type AccountRow } from '../../db/repos/accounts.js';
+import { blockedEitherWay, findDomainBlock } from '../../db/repos/blocks.js';
 import {
   adjustFollowCounts,
   deleteFollow,
@@ -63,13 +64,16 @@ function sameOptions(a: FollowOptionsRow, b: FollowOptionsRow): boolean {
  * Following oneself is refused (403) and an unknown or suspended target is 404, as Mastodon does.
  * An existing follow or pending request only has its options changed. A locked target, a remote
  * target (it answers with Accept later) or a silenced follower makes a follow request instead.
- * Counters move with the follow; events are emitted after commit.
+ * A block either way, or the actor's block of the target's domain, forbids following (403, as
+ * Mastodon's FollowService). Counters move with the follow; events are emitted after commit.
  */
 export function followAccount(deps: Deps, actor: AccountRow, targetAccountId: string, options: FollowOptions = {}): FollowOutcome {
   if (targetAccountId === actor.id) throw new ApiError(403, SELF_FOLLOW_ERROR);
   const target = findAccountById(deps.db, targetAccountId);
   if (!target || target.suspended_at !== null) throw notFound();
   if (target.moved_to_account_id !== null) throw forbidden();
+  if (blockedEitherWay(deps.db, actor.id, target.id)) throw forbidden();
+  if (target.domain !== null && findDomainBlock(deps.db, actor.id, target.domain)) throw forbidden();
   const languages = normalizeLanguages(options.languages);
   const at = now();
 

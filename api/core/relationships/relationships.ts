@@ -1,5 +1,8 @@
 import { findAccountById, findAccountsByIds } from '../../db/repos/accounts.js';
+import { endorsedAmong, notesOf } from '../../db/repos/account-notes.js';
+import { blockedAmong, blockedDomainsAmong, blockersAmong } from '../../db/repos/blocks.js';
 import {
+  familiarFollowerRows,
   followListPage,
   followersAmong,
   followRequestsOf,
@@ -7,29 +10,52 @@ import {
   requestersAmong,
   type FollowListEntry,
 } from '../../db/repos/follows.js';
+import { activeMutesOf } from '../../db/repos/mutes.js';
 import type { PageBounds } from '../../db/paging.js';
+import { now } from '../../util/clock.js';
 import { notFound } from '../../util/errors.js';
 import type { RelationshipView } from '../../serializers/relationship.js';
 import type { Deps } from '../deps.js';
 
 export type { RelationshipView } from '../../serializers/relationship.js';
 
-/** The viewer's relationships to the given accounts, loaded in a few queries; keyed by account id. */
+/**
+ * The viewer's relationships to the given accounts, loaded in a fixed number of queries whatever
+ * their number (follows and requests both ways, blocks both ways, the active mute, domain blocks,
+ * endorsements, notes); keyed by account id. A mute that has expired counts as none.
+ */
 export function loadRelationships(deps: Deps, viewerId: string, ids: readonly string[]): Map<string, RelationshipView> {
   const unique = [...new Set(ids)];
   const out = new Map<string, RelationshipView>();
   if (unique.length === 0) return out;
-  const follows = followsOf(deps.db, viewerId, unique);
-  const requests = followRequestsOf(deps.db, viewerId, unique);
-  const followers = followersAmong(deps.db, viewerId, unique);
-  const requesters = requestersAmong(deps.db, viewerId, unique);
+  const db = deps.db;
+  const follows = followsOf(db, viewerId, unique);
+  const requests = followRequestsOf(db, viewerId, unique);
+  const followers = followersAmong(db, viewerId, unique);
+  const requesters = requestersAmong(db, viewerId, unique);
+  const blocking = blockedAmong(db, viewerId, unique);
+  const blockedBy = blockersAmong(db, viewerId, unique);
+  const mutes = activeMutesOf(db, viewerId, unique, now());
+  const accounts = findAccountsByIds(db, unique);
+  const domains = [...accounts.values()].map((a) => a.domain).filter((d): d is string => d !== null);
+  const blockedDomains = blockedDomainsAmong(db, viewerId, domains);
+  const endorsed = endorsedAmong(db, viewerId, unique);
+  const notes = notesOf(db, viewerId, unique);
   for (const id of unique) {
+    const mute = mutes.get(id);
+    const domain = accounts.get(id)?.domain ?? null;
     out.set(id, {
       id,
       following: follows.get(id) ?? null,
       requested: requests.get(id) ?? null,
       followedBy: followers.has(id),
       requestedBy: requesters.has(id),
+      blocking: blocking.has(id),
+      blockedBy: blockedBy.has(id),
+      muting: mute ? { hideNotifications: mute.hide_notifications === 1, expiresAt: mute.expires_at } : null,
+      domainBlocking: domain !== null && blockedDomains.has(domain),
+      endorsed: endorsed.has(id),
+      note: notes.get(id) ?? '',
     });
   }
   return out;
@@ -77,4 +103,31 @@ export function listFollows(
   if (account.suspended_at !== null) return [];
   if (account.hide_collections === 1 && viewerId !== account.id) return [];
   return followListPage(deps.db, account.id, direction, page);
+}
+
+/** Mastodon's FamiliarFollowers entry: an account and the followers of it that the viewer follows. */
+export interface FamiliarFollowers {
+  id: string;
+  accountIds: string[];
+}
+
+/**
+ * GET /api/v1/accounts/familiar_followers: for each account asked (in order, each once, unknown
+ * and suspended ones left out), its followers that the viewer follows, as Mastodon computes them:
+ * none for an account that hides its network, and never a follower that hides its own.
+ */
+export function familiarFollowers(deps: Deps, viewerId: string, ids: readonly string[]): FamiliarFollowers[] {
+  const unique = [...new Set(ids)];
+  const accounts = findAccountsByIds(deps.db, unique);
+  const present = unique.filter((id) => {
+    const a = accounts.get(id);
+    return a !== undefined && a.suspended_at === null;
+  });
+  const byTarget = new Map<string, string[]>();
+  for (const row of familiarFollowerRows(deps.db, viewerId, present)) {
+    const list = byTarget.get(row.target_account_id) ?? [];
+    list.push(row.account_id);
+    byTarget.set(row.target_account_id, list);
+  }
+  return present.map((id) => ({ id, accountIds: accounts.get(id)?.hide_collections === 1 ? [] : (byTarget.get(id) ?? []) }));
 }

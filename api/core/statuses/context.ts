@@ -1,6 +1,7 @@
 import { findAncestors, findDescendants, type StatusRow } from '../../db/repos/statuses.js';
 import type { MastodonStatus } from '../../serializers/status.js';
 import type { Deps } from '../deps.js';
+import { hiddenStatusIds } from '../relationships/exclusions.js';
 import { loadVisibleStatus } from './read.js';
 import { presentStatuses } from './views.js';
 import { visibleStatusIds } from './visibility.js';
@@ -39,13 +40,17 @@ function depthFirst(rootId: string, rows: readonly StatusRow[]): string[] {
 
 /**
  * GET /api/v1/statuses/:id/context: the statuses above (root first) and below (depth-first) a
- * visible status, up to 4,096 each way, each filtered by what the viewer may see.
+ * visible status, up to 4,096 each way, each filtered by what the viewer may see and by the
+ * viewer's blocks, mutes and domain blocks.
  */
 export function getContext(deps: Deps, id: string, viewerAccountId: string | null): MastodonContext {
   const status = loadVisibleStatus(deps, id, viewerAccountId);
   const ancestors = findAncestors(deps.db, status.id, CONTEXT_LIMIT).reverse();
   const descendants = depthFirst(status.id, findDescendants(deps.db, status.id, CONTEXT_LIMIT));
-  const visible = visibleStatusIds(deps, [...ancestors.map((s) => s.id), ...descendants], viewerAccountId);
+  const around = [...ancestors.map((s) => s.id), ...descendants];
+  const visible = visibleStatusIds(deps, around, viewerAccountId);
+  // Statuses of accounts the viewer blocks, mutes or domain-blocks (or who block the viewer) are left out.
+  for (const id of hiddenStatusIds(deps, viewerAccountId, around, 'thread')) visible.delete(id);
   return {
     ancestors: presentStatuses(deps, ancestors.map((s) => s.id).filter((x) => visible.has(x)), viewerAccountId),
     descendants: presentStatuses(deps, descendants.filter((x) => visible.has(x)), viewerAccountId),

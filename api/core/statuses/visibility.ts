@@ -1,5 +1,7 @@
+import { findBlock } from '../../db/repos/blocks.js';
 import type { StatusRow } from '../../db/repos/statuses.js';
 import type { Deps } from '../deps.js';
+import { authorBlocksViewerSql } from '../relationships/exclusions.js';
 
 /**
  * THE visibility rule set. Every path that returns statuses (timelines, context, account statuses,
@@ -9,9 +11,11 @@ import type { Deps } from '../deps.js';
  *   tag timelines, which those timelines decide themselves);
  * - private: the author, the author's followers and the accounts the status mentions;
  * - direct: the author and the accounts the status mentions (silent mentions included, as a
- *   group's followers are addressed that way).
+ *   group's followers are addressed that way);
+ * - an author who blocks the viewer hides their public and unlisted statuses from them (Mastodon's
+ *   StatusPolicy; a block also ends follows both ways, which settles private ones).
  *
- * Blocks and mutes arrive with the relationships issue and will be added inside these two.
+ * What blocks, mutes and domain blocks hide from listings lives in core/relationships/exclusions.ts.
  */
 
 /**
@@ -21,7 +25,8 @@ import type { Deps } from '../deps.js';
  */
 export function statusVisibilitySql(alias: string): string {
   const a = alias;
-  return `(${a}.visibility IN ('public', 'unlisted') OR (@viewer_id IS NOT NULL AND (
+  return `((${a}.visibility IN ('public', 'unlisted') AND NOT ${authorBlocksViewerSql(a)})
+    OR (${a}.visibility IN ('private', 'direct') AND @viewer_id IS NOT NULL AND (
     ${a}.account_id = @viewer_id
     OR EXISTS (SELECT 1 FROM mentions vm WHERE vm.status_id = ${a}.id AND vm.account_id = @viewer_id)
     OR (${a}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = @viewer_id AND vf.target_account_id = ${a}.account_id))
@@ -41,7 +46,9 @@ export function canViewStatus(deps: Deps, status: StatusRow, viewerAccountId: st
 }
 
 function canViewOne(deps: Deps, status: StatusRow, viewerAccountId: string | null): boolean {
-  if (status.visibility === 'public' || status.visibility === 'unlisted') return true;
+  if (status.visibility === 'public' || status.visibility === 'unlisted') {
+    return viewerAccountId === null || findBlock(deps.db, status.account_id, viewerAccountId) === undefined;
+  }
   if (viewerAccountId === null) return false;
   if (status.account_id === viewerAccountId) return true;
   const row = deps.db

@@ -169,3 +169,42 @@ export function localNotifyingFollowers(db: Db, accountId: string): FollowRow[] 
     )
     .all({ account_id: accountId });
 }
+
+/** A page of the accounts asking to follow `accountId`, oldest request last (newest first), as (request id, account id). */
+export function followRequestPage(db: Db, accountId: string, page: PageBounds): { request_id: string; account_id: string }[] {
+  const p = pageSql('r.id', page);
+  const rows = db
+    .query<{ request_id: string; account_id: string }>(
+      `SELECT r.id AS request_id, r.account_id FROM follow_requests r
+       JOIN accounts a ON a.id = r.account_id AND a.suspended_at IS NULL
+       WHERE r.target_account_id = @account_id ${p.where} ${p.orderLimit}`,
+    )
+    .all({ account_id: accountId, ...p.params });
+  return p.reverse ? rows.reverse() : rows;
+}
+
+/** Every pending request to follow `accountId`, oldest first, with whether the requester is silenced. */
+export function pendingRequestsTo(db: Db, accountId: string): (FollowRequestRow & { silenced: number })[] {
+  return db
+    .query<FollowRequestRow & { silenced: number }>(
+      `SELECT r.*, (a.silenced_at IS NOT NULL) AS silenced FROM follow_requests r JOIN accounts a ON a.id = r.account_id
+       WHERE r.target_account_id = @account_id ORDER BY r.id`,
+    )
+    .all({ account_id: accountId });
+}
+
+/**
+ * For each of `targetIds`, its followers that `viewerId` follows (Mastodon's familiar followers):
+ * followers that hide their own network or are suspended are left out. Newest follow first.
+ */
+export function familiarFollowerRows(db: Db, viewerId: string, targetIds: readonly string[]): { target_account_id: string; account_id: string }[] {
+  return db
+    .query<{ target_account_id: string; account_id: string }>(
+      `SELECT f.target_account_id, f.account_id FROM follows f
+       JOIN follows mine ON mine.account_id = @viewer_id AND mine.target_account_id = f.account_id
+       JOIN accounts a ON a.id = f.account_id AND a.suspended_at IS NULL AND a.hide_collections = 0
+       WHERE f.target_account_id IN (SELECT CAST(value AS INTEGER) FROM json_each(@ids))
+       ORDER BY f.id DESC`,
+    )
+    .all({ viewer_id: viewerId, ids: JSON.stringify(targetIds) });
+}

@@ -23,6 +23,11 @@ export interface NotificationFilter {
    * `@viewer_id`, bound to the recipient): notifications about statuses they may not see are left out.
    */
   statusVisibleSql?: string | undefined;
+  /**
+   * An SQL condition over `notifications.from_account_id` that is true when the recipient's blocks
+   * or mutes hide the sender (it reads `@viewer_id`, bound to the recipient).
+   */
+  fromAccountHiddenSql?: string | undefined;
 }
 
 /** Id bounds of a page (exclusive); any may be absent. */
@@ -36,9 +41,10 @@ function filterSql(filter: NotificationFilter): string {
   const visible = filter.statusVisibleSql
     ? `AND (notifications.status_id IS NULL OR EXISTS (SELECT 1 FROM statuses s WHERE s.id = notifications.status_id AND ${filter.statusVisibleSql}))`
     : '';
+  const hidden = filter.fromAccountHiddenSql ? `AND NOT ${filter.fromAccountHiddenSql}` : '';
   return `notifications.account_id = @account_id
   AND (@types IS NULL OR notifications.type IN (SELECT value FROM json_each(@types)))
-  AND (@from_account_id IS NULL OR notifications.from_account_id = @from_account_id) ${visible}`;
+  AND (@from_account_id IS NULL OR notifications.from_account_id = @from_account_id) ${visible} ${hidden}`;
 }
 
 const BOUNDS_SQL = `AND (@max_id IS NULL OR id < @max_id)
@@ -48,7 +54,7 @@ const BOUNDS_SQL = `AND (@max_id IS NULL OR id < @max_id)
 function filterParams(accountId: string, filter: NotificationFilter): Record<string, string | null> {
   return {
     account_id: accountId,
-    ...(filter.statusVisibleSql ? { viewer_id: accountId } : {}),
+    ...(filter.statusVisibleSql || filter.fromAccountHiddenSql ? { viewer_id: accountId } : {}),
     types: filter.types === null ? null : JSON.stringify(filter.types),
     from_account_id: filter.fromAccountId ?? null,
   };

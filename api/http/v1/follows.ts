@@ -20,7 +20,7 @@ const relationshipsSchema = z.object({
 });
 
 /** The `:id` path parameter; an id that cannot exist is 404, as Rails' find answers. */
-function accountIdParam(ctx: Ctx): string {
+export function accountIdParam(ctx: Ctx): string {
   const id = ctx.input.id;
   if (typeof id !== 'string' || !isId(id)) throw notFound();
   return id;
