@@ -1,0 +1,45 @@
+import type { Server } from 'node:http';
+import type { RequestHandler } from 'express';
+import type { Deps } from '../core/deps.js';
+import type { Db } from '../db/connection.js';
+import { installDispatch } from './dispatch.js';
+import { Hub } from './hub.js';
+import { streamingHttp as sseHandler } from './sse.js';
+import { attachWebSocket } from './websocket.js';
+
+export type { Hub } from './hub.js';
+
+/**
+ * Mastodon's streaming API on the instance's own port: WebSocket at /api/v1/streaming (see
+ * websocket.ts), server-sent events and the health check under /api/v1/streaming/ (sse.ts), fed
+ * by core events (dispatch.ts). One hub per running instance, keyed by its database handle.
+ */
+const hubs = new WeakMap<Db, Hub>();
+
+/** The live hub of an instance, or null before it listens (tests and benchmarks read its counts). */
+export function streamingHub(deps: Deps): Hub | null {
+  return hubs.get(deps.db) ?? null;
+}
+
+/** The Express handler of the SSE streams and the health check; mount it before the API routes. */
+export function streamingHttp(deps: Deps): RequestHandler {
+  return sseHandler(deps, () => streamingHub(deps));
+}
+
+/**
+ * Starts streaming on a listening server: WebSocket upgrades, the event feed and the heartbeats.
+ * Returns the function that stops it, ending every connection (call it before closing the server,
+ * whose close would otherwise wait for the upgraded sockets).
+ */
+export function installStreaming(deps: Deps, server: Server): () => void {
+  const hub = new Hub();
+  const stopDispatch = installDispatch(deps, hub);
+  const detach = attachWebSocket(deps, hub, server);
+  hubs.set(deps.db, hub);
+  return () => {
+    detach();
+    stopDispatch();
+    hub.close();
+    if (hubs.get(deps.db) === hub) hubs.delete(deps.db);
+  };
+}
