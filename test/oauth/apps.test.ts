@@ -79,7 +79,7 @@ describe('POST /api/v1/apps', () => {
     const before = appCount();
     const res = await inst.anon.post('/api/v1/apps', body);
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ error: message });
+    expect(res.body).toEqual({ error: message, details: {} });
     expect(appCount()).toBe(before);
   });
 

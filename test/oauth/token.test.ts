@@ -268,7 +268,8 @@ describe('discovery, userinfo and scopes', () => {
     const writeRoutes = inst.app.routes.filter((r) => r.auth !== 'none' && r.scopes.length > 0 && r.scopes.every((s) => s.startsWith('write') || s.startsWith('admin:write')));
     for (const route of writeRoutes) {
       const path = route.path.replace(/:(\w+)/g, '1');
-      const res = await inst.anon.request(route.method.toUpperCase(), path, { token, json: {}, skipSchema: true });
+      const body = route.method === 'get' ? {} : { json: {} };
+      const res = await inst.anon.request(route.method.toUpperCase(), path, { token, ...body, skipSchema: true });
       expect(res.status, `${route.method} ${route.path}`).toBe(403);
     }
   });
