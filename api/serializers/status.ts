@@ -1,13 +1,17 @@
-import type { AccountRow } from '../db/repos/accounts.js';
+import type { AccountRow, CustomEmojiRow } from '../db/repos/accounts.js';
 import type { MediaRow } from '../db/repos/media.js';
 import type { PollRow } from '../db/repos/polls.js';
+import type { PreviewCardRow } from '../db/repos/preview-cards.js';
 import type { StatusRow, Visibility } from '../db/repos/statuses.js';
 import type { TagRow } from '../db/repos/tags.js';
 import { isoTime } from '../util/clock.js';
 import type { Uris } from '../util/uris.js';
 import { accountAcct, toMastodonAccount, type AccountView, type MastodonAccount } from './account.js';
+import { toMastodonCustomEmoji, type CustomEmoji } from './custom-emoji.js';
+import type { MastodonFilterResult } from './filter.js';
 import { toMastodonMediaAttachment, type MastodonMediaAttachment } from './media-attachment.js';
 import { toMastodonPoll, type MastodonPoll, type PollViewer } from './poll.js';
+import { toMastodonPreviewCard, type MastodonPreviewCard } from './preview-card.js';
 import { toMastodonStatusTag, type MastodonStatusTag } from './tag.js';
 
 /** Status::Mention: an account the status mentions in its text. */
@@ -50,17 +54,18 @@ export interface MastodonStatus {
   content: string;
   /** Raw source; only in the answer to DELETE (for redraft). */
   text?: string;
-  filtered?: never[];
+  /** The viewer's filters that match it (any context); only for a signed-in viewer. */
+  filtered?: MastodonFilterResult[];
   reblog: MastodonStatus | null;
   application?: { name: string; website: string | null } | null;
   account: MastodonAccount;
   media_attachments: MastodonMediaAttachment[];
   mentions: MastodonMention[];
   tags: MastodonStatusTag[];
-  emojis: never[];
+  emojis: CustomEmoji[];
   quote: null;
   quote_approval: MastodonQuoteApproval;
-  card: null;
+  card: MastodonPreviewCard | null;
   poll: MastodonPoll | null;
 }
 
@@ -98,10 +103,16 @@ export interface StatusView {
   tags: Pick<TagRow, 'name'>[];
   /** Attached media in order. */
   media: MediaRow[];
+  /** The custom emojis its text and content warning use. */
+  emojis: CustomEmojiRow[];
+  /** The preview card of its first link. */
+  card: PreviewCardRow | null;
   poll: PollRow | null;
   pollViewer: PollViewer | null;
   application: { name: string; website: string | null } | null;
   viewer: StatusViewerFlags | null;
+  /** The viewer's matching filters (core computes them per batch); [] when absent. */
+  filtered?: MastodonFilterResult[];
   /** The time the view was loaded (poll expiry is judged against it). */
   at: number;
 }
@@ -157,10 +168,10 @@ export function toMastodonStatus(view: StatusView, uris: Uris, options: { source
     media_attachments: view.media.map((m) => toMastodonMediaAttachment(m, uris)),
     mentions: view.mentions.map((a) => toMastodonMention(a, uris)),
     tags: view.tags.map((t) => toMastodonStatusTag(t, uris)),
-    emojis: [],
+    emojis: view.emojis.map((e) => toMastodonCustomEmoji(e, uris)).filter((e): e is CustomEmoji => e !== null),
     quote: null,
     quote_approval: NO_QUOTES,
-    card: null,
+    card: view.card ? toMastodonPreviewCard(view.card, uris) : null,
     poll: view.poll ? toMastodonPoll(view.poll, view.pollViewer, view.at) : null,
   };
   if (options.source) out.text = s.text;
@@ -172,7 +183,7 @@ export function toMastodonStatus(view: StatusView, uris: Uris, options: { source
     out.muted = view.viewer.muted;
     out.bookmarked = view.viewer.bookmarked;
     if (view.viewer.pinned !== null) out.pinned = view.viewer.pinned;
-    out.filtered = [];
+    out.filtered = view.filtered ?? [];
   }
   return out;
 }

@@ -5,6 +5,7 @@ import { now } from '../../util/clock.js';
 import { ApiError, notFound } from '../../util/errors.js';
 import { formatFieldValue, formatPlainText } from '../../util/text-format.js';
 import type { Deps } from '../deps.js';
+import { acceptPendingRequestsOnUnlock } from '../relationships/follow-requests.js';
 import { PROFILE_LIMITS } from '../instance/limits.js';
 import { isLanguageCode } from './languages.js';
 import { updateUserSettings, type QuotePolicy, type UserSettings } from './settings.js';
@@ -30,6 +31,8 @@ export interface CredentialsChange {
   /** The complete new list of fields (replaces the old one); blank name-and-value pairs are dropped. */
   fields?: { name?: string | undefined; value?: string | undefined }[] | undefined;
   attribution_domains?: string[] | undefined;
+  /** New avatar and header files, already processed and stored (core/media/profile-images.ts). */
+  images?: Pick<AccountUpdate, 'avatar_file' | 'avatar_static_file' | 'header_file' | 'header_static_file'> | undefined;
   source?:
     | {
         privacy?: string | undefined;
@@ -168,6 +171,7 @@ export function updateCredentials(deps: Deps, user: UserRow, change: Credentials
   }
 
   problems.throwIfAny();
+  if (change.images) Object.assign(update, change.images);
 
   const updated = deps.db.transaction(() => {
     updateAccount(deps.db, account.id, { ...update, updated_at: now() });
@@ -176,5 +180,7 @@ export function updateCredentials(deps: Deps, user: UserRow, change: Credentials
   });
   if (!updated) throw notFound();
   deps.events.emit('account.updated', { accountId: account.id });
+  // Unlocking accepts the pending follow requests, except those from silenced accounts.
+  if (account.locked === 1 && updated.locked === 0) acceptPendingRequestsOnUnlock(deps, account.id);
   return updated;
 }

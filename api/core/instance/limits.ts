@@ -15,7 +15,9 @@ export const STATUS_LIMITS = {
 
 /**
  * MIME types accepted for upload: Mastodon's list, without HEIC/HEIF, which the image library we
- * use cannot decode (it reads AVIF, the other HEIF flavour, which stays listed).
+ * use cannot decode (it reads AVIF, the other HEIF flavour, which stays listed), and without
+ * Windows Media (video/x-ms-asf): Mastodon transcodes it, and without a transcoder a browser could
+ * not play it. The media layer recognises exactly these from the bytes (api/media/detect.ts).
  */
 export const SUPPORTED_MIME_TYPES: readonly string[] = [
   'image/jpeg',
@@ -43,7 +45,6 @@ export const SUPPORTED_MIME_TYPES: readonly string[] = [
   'audio/x-m4a',
   'audio/mp4',
   'audio/3gpp',
-  'video/x-ms-asf',
 ];
 
 /** Limits on media uploads. */
@@ -59,6 +60,28 @@ export const MEDIA_LIMITS = {
   video_frame_rate_limit: 120,
   /** Pixels per video frame, 3840 × 2160. */
   video_matrix_limit: 8_294_400,
+} as const;
+
+/**
+ * How uploads are stored (Mastodon's styles) and the limits on files that are not attachments.
+ * Not advertised by the instance endpoints, which have no field for them.
+ */
+export const MEDIA_PROCESSING = {
+  /**
+   * Largest picture accepted at all (4 × image_matrix_limit): above image_matrix_limit an upload is
+   * scaled down to it; beyond this it is refused, so that no upload can make decoding explode.
+   */
+  image_max_input_pixels: 4 * 33_177_600,
+  /** Area of the `small` preview of an image, 640 × 360. */
+  image_small_pixels: 230_400,
+  /** Area of a video or audio thumbnail, 1920 × 1080. */
+  thumbnail_pixels: 2_073_600,
+  /** Bytes per avatar or header: 8 MiB. */
+  profile_image_size_limit: 8 * 1024 * 1024,
+  avatar_size: { width: 400, height: 400 },
+  header_size: { width: 1500, height: 500 },
+  /** Bytes per custom emoji image: 256 KiB. */
+  emoji_size_limit: 256 * 1024,
 } as const;
 
 /** Limits on polls; expirations are in seconds. */

@@ -1,6 +1,7 @@
-import { findAccountsByIds, type AccountRow } from '../../db/repos/accounts.js';
+import { findAccountsByIds, findCustomEmojisByShortcodes, type AccountRow, type CustomEmojiRow } from '../../db/repos/accounts.js';
 import { findMediaByStatusIds, type MediaRow } from '../../db/repos/media.js';
 import { findMentionsByStatusIds } from '../../db/repos/mentions.js';
+import { findCardsByStatusIds } from '../../db/repos/preview-cards.js';
 import { findPollsByStatusIds, findVotesByPollIds } from '../../db/repos/status-polls.js';
 import {
   findApplicationsByIds,
@@ -12,8 +13,10 @@ import {
 import { findTagsByStatusIds } from '../../db/repos/tags.js';
 import { toMastodonStatus, type MastodonStatus, type StatusView } from '../../serializers/status.js';
 import { now } from '../../util/clock.js';
+import { extractEmojiShortcodes } from '../../util/text/index.js';
 import { loadAccountViews } from '../accounts/views.js';
 import type { Deps } from '../deps.js';
+import { filterResultsFor } from '../filters/active.js';
 
 export type { StatusView } from '../../serializers/status.js';
 
@@ -29,10 +32,34 @@ function group<T>(rows: T[], key: (row: T) => string): Map<string, T[]> {
 }
 
 /**
+ * The custom emojis each status uses (`:shortcode:` in its text and content warning; the HTML of
+ * remote ones), from its author's domain, in one query for the batch.
+ */
+function loadStatusEmojis(deps: Deps, rows: readonly StatusRow[], authors: ReadonlyMap<string, AccountRow>): Map<string, CustomEmojiRow[]> {
+  const wanted = new Map<string, { domain: string | null; codes: string[] }>();
+  const pairs = new Map<string, [string, string | null]>();
+  for (const row of rows) {
+    const domain = authors.get(row.account_id)?.domain ?? null;
+    const codes = extractEmojiShortcodes(row.local ? row.text : row.content, row.spoiler_text);
+    if (codes.length === 0) continue;
+    wanted.set(row.id, { domain, codes });
+    for (const code of codes) pairs.set(`${code}\u0000${domain ?? ''}`, [code, domain]);
+  }
+  const out = new Map<string, CustomEmojiRow[]>();
+  if (pairs.size === 0) return out;
+  const byKey = new Map<string, CustomEmojiRow>();
+  for (const emoji of findCustomEmojisByShortcodes(deps.db, [...pairs.values()])) byKey.set(`${emoji.shortcode}\u0000${emoji.domain ?? ''}`, emoji);
+  for (const [id, { domain, codes }] of wanted) {
+    out.set(id, codes.map((code) => byKey.get(`${code}\u0000${domain ?? ''}`)).filter((e): e is CustomEmojiRow => e !== undefined));
+  }
+  return out;
+}
+
+/**
  * Loads everything needed to render a batch of statuses for a viewer, with a fixed number of
  * queries whatever the batch size: the statuses and their reblog targets, authors (through
- * `loadAccountViews`), mentions, tags, media, polls with the viewer's votes, applications and the
- * viewer's flags (favourited, reblogged, bookmarked, pinned, muted). Missing ids are absent from
+ * `loadAccountViews`), mentions, tags, media, custom emojis, preview cards, polls with the viewer's
+ * votes, applications and the viewer's flags (favourited, reblogged, bookmarked, pinned, muted). Missing ids are absent from
  * the result. Visibility is NOT checked here: callers select visible ids first.
  */
 export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccountId: string | null): Map<string, StatusView> {
@@ -56,6 +83,8 @@ export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccoun
   const tags = group(findTagsByStatusIds(db, allIds), (t) => t.status_id);
   const media = group(findMediaByStatusIds(db, allIds), (m) => m.status_id ?? '');
   const polls = findPollsByStatusIds(db, allIds);
+  const cards = findCardsByStatusIds(db, allIds);
+  const emojis = loadStatusEmojis(deps, all, accounts);
   const apps = findApplicationsByIds(db, all.map((r) => r.application_id).filter((id): id is string => id !== null));
 
   let votes = new Map<string, number[]>();
@@ -84,6 +113,8 @@ export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccoun
       mentions: mentioned,
       tags: tags.get(row.id) ?? [],
       media: mediaRows,
+      emojis: emojis.get(row.id) ?? [],
+      card: cards.get(row.id) ?? null,
       poll,
       pollViewer: poll && viewerAccountId !== null ? { ownVotes: votes.get(poll.id) ?? [], isAuthor: own } : null,
       application: row.application_id ? (apps.get(row.application_id) ?? null) : null,
@@ -126,8 +157,30 @@ export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccoun
  * Callers must have selected visible ids (see `statusVisibilitySql`); this is what timelines,
  * notifications, search and the other areas answer with.
  */
+/**
+ * Fills `filtered` on loaded views (and their reblogged statuses) for the viewer: every filter of
+ * theirs that matches, whatever its context (Mastodon's REST attribute; clients pick by context),
+ * computed for the whole batch at once. The viewer's own posts are never filtered.
+ */
+export function attachFilterResults(deps: Deps, views: Iterable<StatusView>, viewerAccountId: string | null): void {
+  if (viewerAccountId === null) return;
+  const list = [...views];
+  const results = filterResultsFor(deps, viewerAccountId, null, list);
+  if (results.size === 0) return;
+  for (const view of list) {
+    view.filtered = results.get(view.status.id) ?? [];
+    if (view.reblog) view.reblog.filtered = results.get(view.reblog.status.id) ?? [];
+  }
+}
+
+/**
+ * The Status entities of `ids` for a viewer, in the given order, skipping ids that do not exist.
+ * Callers must have selected visible ids (see `statusVisibilitySql`); this is what timelines,
+ * notifications, search and the other areas answer with. `filtered` is filled for a viewer.
+ */
 export function presentStatuses(deps: Deps, ids: readonly string[], viewerAccountId: string | null): MastodonStatus[] {
   const views = loadStatusViews(deps, ids, viewerAccountId);
+  attachFilterResults(deps, views.values(), viewerAccountId);
   const out: MastodonStatus[] = [];
   for (const id of ids) {
     const view = views.get(id);
@@ -139,5 +192,7 @@ export function presentStatuses(deps: Deps, ids: readonly string[], viewerAccoun
 /** One Status entity (or undefined when missing); with `source`, the raw text is included (redraft). */
 export function presentStatus(deps: Deps, id: string, viewerAccountId: string | null, options: { source?: boolean } = {}): MastodonStatus | undefined {
   const view = loadStatusViews(deps, [id], viewerAccountId).get(id);
-  return view ? toMastodonStatus(view, deps.uris, options) : undefined;
+  if (!view) return undefined;
+  attachFilterResults(deps, [view], viewerAccountId);
+  return toMastodonStatus(view, deps.uris, options);
 }

@@ -1,6 +1,7 @@
 import { credentialAccount, getAccountForApi, getAccountsForApi, lookupAccount } from '../../core/accounts/read.js';
 import { registerAccount } from '../../core/accounts/register.js';
 import { updateCredentials } from '../../core/accounts/update.js';
+import { prepareProfileImages, settleProfileImages } from '../../core/media/profile-images.js';
 import { toMastodonAccount } from '../../serializers/account.js';
 import { ApiError } from '../../util/errors.js';
 import { arrayOf, bool, str, z } from '../params.js';
@@ -64,22 +65,31 @@ const registrationSchema = z.object({
 
 const idList = arrayOf(z.union([z.string(), z.number()]).transform(String));
 
-/** `PATCH /api/v1/accounts/update_credentials` (also PUT): profile and posting defaults. */
-function updateHandler(ctx: UserCtx) {
+/** `PATCH /api/v1/accounts/update_credentials` (also PUT): profile, avatar and header, posting defaults. */
+async function updateHandler(ctx: UserCtx) {
   const p = parseWithDetails(updateSchema, ctx.input);
-  // avatar and header uploads belong to the media layer: those fields are ignored until then.
-  updateCredentials(ctx.deps, ctx.user, {
-    display_name: p.display_name,
-    note: p.note,
-    locked: p.locked,
-    bot: p.bot,
-    discoverable: p.discoverable,
-    hide_collections: p.hide_collections,
-    indexable: p.indexable,
-    fields: p.fields_attributes,
-    attribution_domains: p.attribution_domains,
-    source: p.source,
-  });
+  // Avatar and header files are processed and stored first; they are kept only if the rest saves.
+  const files = ctx.req.files ?? {};
+  const images = await prepareProfileImages(ctx.deps, ctx.account, { avatar: files.avatar, header: files.header });
+  let saved = false;
+  try {
+    updateCredentials(ctx.deps, ctx.user, {
+      display_name: p.display_name,
+      note: p.note,
+      locked: p.locked,
+      bot: p.bot,
+      discoverable: p.discoverable,
+      hide_collections: p.hide_collections,
+      indexable: p.indexable,
+      fields: p.fields_attributes,
+      attribution_domains: p.attribution_domains,
+      source: p.source,
+      images: images.change,
+    });
+    saved = true;
+  } finally {
+    await settleProfileImages(ctx.deps, images, saved);
+  }
   return credentialAccount(ctx.deps, ctx.user.id);
 }
 

@@ -5,3 +5,4 @@ export { formatStatusHtml, linkHtml, type FormatLinks } from './format.js';
 export { countableLength, graphemeLength, URL_PLACEHOLDER_LENGTH } from './length.js';
 export { htmlToPlainText } from './plain.js';
 export { sanitizeRemoteHtml } from './sanitize.js';
+export { extractEmojiShortcodes, isEmojiShortcode } from './emoji.js';

@@ -1,0 +1,161 @@
+import sharp from 'sharp';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mediaTestHooks } from '../../api/core/media/storage.js';
+import { blurhashComponents } from '../../api/media/blurhash.js';
+import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { count, download, eventually, ffmpeg, form, mp4, picture, storedFiles, tone, upload } from './helpers.js';
+
+describe('video and audio uploads', () => {
+  let inst: TestInstance;
+  let alice: TestUser;
+  let video: Buffer;
+  let silent: Buffer;
+
+  beforeAll(async () => {
+    inst = await startInstance();
+    alice = await inst.createUser('alice');
+    video = mp4();
+    silent = mp4({ silent: true, size: '160x120', rate: 30 });
+  });
+  afterAll(() => inst.close());
+  afterEach(() => {
+    mediaTestHooks.beforeBackgroundJob = null;
+  });
+
+  it('v1: a video with sound is stored with its metadata; preview_url is null without a thumbnail', async () => {
+    const res = await upload(alice.client, video, { type: 'video/mp4', name: 'clip.mp4' });
+    expect(res.status, res.text).toBe(200);
+    const m = res.body;
+    expect(m).toMatchObject({ type: 'video', preview_url: null, remote_url: null, preview_remote_url: null, blurhash: null });
+    expect(m.url).toMatch(/\/original\/[0-9a-f]{16}\.mp4$/);
+    expect(m.meta).toMatchObject({ width: 320, height: 240, size: '320x240', fps: 25, audio_encode: 'aac', audio_bitrate: '44100 Hz', audio_channels: 'mono' });
+    expect(m.meta.aspect).toBeCloseTo(4 / 3, 5);
+    expect(m.meta.duration).toBeCloseTo(1, 1);
+    expect(m.meta.length).toMatch(/^0:00:0[01]\.\d\d$/);
+    expect(m.meta.original).toMatchObject({ width: 320, height: 240, frame_rate: '25/1' });
+    expect(m.meta.original.bitrate).toBeGreaterThan(0);
+    const bytes = await download(m.url);
+    expect(bytes.equals(video)).toBe(true);
+    const ranged = await fetch(m.url, { headers: { range: 'bytes=100-199' } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await ranged.arrayBuffer())).toEqual(video.subarray(100, 200));
+  });
+
+  it('a video without sound is a gifv, as Mastodon treats silent videos', async () => {
+    const res = await upload(alice.client, silent, { type: 'video/mp4' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ type: 'gifv', meta: { width: 160, height: 120, fps: 30 } });
+    expect(res.body.meta.audio_encode).toBeUndefined();
+  });
+
+  it('WebM video is read from its Matroska header', async () => {
+    const webm = ffmpeg(
+      ['-f', 'lavfi', '-i', 'testsrc=size=256x144:rate=24', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000', '-t', '1', '-c:v', 'libvpx', '-b:v', '200k', '-c:a', 'libvorbis', '-shortest'],
+      'webm',
+    );
+    const res = await upload(alice.client, webm, { type: 'video/webm' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ type: 'video', meta: { width: 256, height: 144, fps: 24, audio_encode: 'vorbis', audio_bitrate: '48000 Hz' } });
+    expect(res.body.meta.duration).toBeCloseTo(1, 0);
+    expect(res.body.url).toMatch(/\.webm$/);
+  });
+
+  it('the uploaded thumbnail becomes the preview, with its blurhash and size', async () => {
+    const thumb = await picture(640, 480, 'png');
+    const res = await upload(alice.client, video, { type: 'video/mp4', thumbnail: thumb });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.preview_url).toMatch(/\/media_attachments\/thumbnails\/.*\/original\/[0-9a-f]{16}\.png$/);
+    expect(res.body.meta.small).toEqual({ width: 640, height: 480, size: '640x480', aspect: 640 / 480 });
+    expect(blurhashComponents(res.body.blurhash)).toEqual({ x: 4, y: 4 });
+    expect((await sharp(await download(res.body.preview_url)).metadata()).format).toBe('png');
+  });
+
+  it('v2: 202 while processing, GET answers 206, then 200 once done', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    mediaTestHooks.beforeBackgroundJob = () => gate;
+    const res = await upload(alice.client, video, { version: 2, type: 'video/mp4' });
+    expect(res.status, res.text).toBe(202);
+    expect(res.body).toMatchObject({ type: 'video', url: null, preview_url: null });
+    const pending = await alice.client.get(`/api/v1/media/${res.body.id}`);
+    expect(pending.status).toBe(206);
+    expect(pending.body.url).toBeNull();
+    // Not attachable until processed, as Mastodon refuses.
+    const early = await alice.client.post('/api/v1/statuses', { status: 'too soon', media_ids: [res.body.id] });
+    expect(early.status).toBe(422);
+    // A description can be set while it processes.
+    const described = await alice.client.put(`/api/v1/media/${res.body.id}`, { description: 'a test card' });
+    expect(described.status).toBe(206);
+    expect(described.body.description).toBe('a test card');
+    release();
+    const done = await eventually(async () => {
+      const r = await alice.client.get(`/api/v1/media/${res.body.id}`);
+      return r.status === 200 ? r : undefined;
+    });
+    expect(done.body.url).toMatch(/\.mp4$/);
+    expect(done.body).toMatchObject({ type: 'video', description: 'a test card', meta: { width: 320, height: 240 } });
+    expect(count(inst, 'media_jobs')).toBe(0);
+    const posted = await alice.client.post('/api/v1/statuses', { status: 'now', media_ids: [res.body.id] });
+    expect(posted.status, posted.text).toBe(200);
+  });
+
+  it('v2: a video that turns out unreadable ends failed (GET 422) and leaves no file', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    mediaTestHooks.beforeBackgroundJob = () => gate;
+    // An MP4 header with its movie box cut off: the type is recognised, the contents are not there.
+    const broken = Buffer.concat([video.subarray(0, 32), Buffer.alloc(64)]);
+    const res = await upload(alice.client, broken, { version: 2, type: 'video/mp4' });
+    expect(res.status, res.text).toBe(202);
+    release();
+    const failed = await eventually(async () => {
+      const r = await alice.client.get(`/api/v1/media/${res.body.id}`);
+      return r.status === 422 ? r : undefined;
+    });
+    expect(failed.body.error).toBe('Error processing thumbnail for uploaded media');
+    expect(storedFiles(inst).filter((f) => f.includes('media-staging'))).toEqual([]);
+  });
+
+  it.each([
+    ['wav', 'audio/wav', 'pcm'],
+    ['flac', 'audio/flac', 'flac'],
+    ['m4a', 'audio/mp4', 'aac'],
+    ['ogg', 'audio/ogg', 'vorbis'],
+    ['mp3', 'audio/mpeg', 'mp3'],
+  ] as const)('audio: %s is stored as %s with its duration', async (ext, mime, codec) => {
+    const audio = tone(ext);
+    const res = await upload(alice.client, audio, { version: 2, type: 'application/octet-stream', name: `tone.${ext}` });
+    expect([200, 202]).toContain(res.status);
+    const done = await eventually(async () => {
+      const r = await alice.client.get(`/api/v1/media/${res.body.id}`);
+      return r.status === 200 ? r : undefined;
+    });
+    const m = done.body;
+    expect(m).toMatchObject({ type: 'audio', preview_url: null, meta: { audio_encode: codec, audio_bitrate: '44100 Hz', audio_channels: 'stereo' } });
+    expect(m.meta.duration).toBeGreaterThan(1.9);
+    expect(m.meta.duration).toBeLessThan(2.2);
+    const served = await fetch(m.url, { method: 'HEAD' });
+    expect(served.headers.get('content-type')).toBe(mime);
+  });
+
+  it('PUT: a thumbnail added later replaces the preview; the old file goes', async () => {
+    const up = await upload(alice.client, tone('mp3'), { type: 'audio/mpeg' });
+    expect(up.status, up.text).toBe(200);
+    const first = await alice.client.put(`/api/v1/media/${up.body.id}`, undefined, {
+      multipart: form({ thumbnail: { data: await picture(200, 200, 'jpeg'), type: 'image/jpeg' } }, { focus: '0.1,-0.2' }),
+    });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.preview_url).toMatch(/\.jpeg$/);
+    expect(first.body.meta.focus).toEqual({ x: 0.1, y: -0.2 });
+    expect(first.body.meta.small).toMatchObject({ width: 200, height: 200 });
+    const second = await alice.client.put(`/api/v1/media/${up.body.id}`, undefined, {
+      multipart: form({ thumbnail: { data: await picture(100, 50, 'png'), type: 'image/png' } }),
+    });
+    expect(second.body.preview_url).not.toBe(first.body.preview_url);
+    expect((await fetch(first.body.preview_url)).status).toBe(404);
+    expect((await fetch(second.body.preview_url)).status).toBe(200);
+    // The duration read at upload stays.
+    expect(second.body.meta.duration).toBeGreaterThan(1.9);
+  });
+});
