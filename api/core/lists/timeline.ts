@@ -1,6 +1,7 @@
 import type { PageBounds } from '../../db/paging.js';
-import { exclusiveMemberIds, listTimelineIds } from '../../db/repos/lists.js';
+import { exclusiveListOwnerIds, exclusiveMemberIds, listTimelineIds } from '../../db/repos/lists.js';
 import type { Deps } from '../deps.js';
+import { hiddenStatusIds } from '../filters/active.js';
 import { excluding } from '../relationships/exclusions.js';
 import { statusVisibilitySql } from '../statuses/visibility.js';
 import { getList } from './manage.js';
@@ -24,4 +25,28 @@ export function listTimelineStatusIds(deps: Deps, viewerAccountId: string, listI
  */
 export function exclusiveListMembers(deps: Deps, ownerAccountId: string): Set<string> {
   return new Set(exclusiveMemberIds(deps.db, ownerAccountId));
+}
+
+/**
+ * Users who keep the account in one of their exclusive lists: its statuses do not enter their home
+ * feeds (Mastodon's `exclusive_list_users` crutch in FeedManager#filter_from_home).
+ */
+export function exclusiveListOwners(deps: Deps, memberAccountId: string): Set<string> {
+  return new Set(exclusiveListOwnerIds(deps.db, memberAccountId));
+}
+
+/** A page of a list timeline: the ids shown, and the ids read (the Link header pages on those). */
+export interface ListTimelinePage {
+  ids: string[];
+  pageIds: string[];
+}
+
+/**
+ * One page of the list timeline as the REST API serves it: `listTimelineStatusIds` without what the
+ * owner's `hide` filters match in the home context (Mastodon's `home` context covers lists).
+ */
+export function readListTimeline(deps: Deps, viewerAccountId: string, listId: string, page: PageBounds): ListTimelinePage {
+  const pageIds = listTimelineStatusIds(deps, viewerAccountId, listId, page);
+  const hidden = hiddenStatusIds(deps, viewerAccountId, 'home', pageIds);
+  return { ids: hidden.size === 0 ? pageIds : pageIds.filter((id) => !hidden.has(id)), pageIds };
 }

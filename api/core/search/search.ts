@@ -1,6 +1,6 @@
-import { findAccountById } from '../../db/repos/accounts.js';
+import { findAccountById, findAccountByUri } from '../../db/repos/accounts.js';
 import { findAccountIdByHandle, searchAccountIds, searchStatusIds, searchTags, tagDailyUses } from '../../db/repos/search.js';
-import { findStatusById } from '../../db/repos/statuses.js';
+import { findStatusById, findStatusByUri } from '../../db/repos/statuses.js';
 import { toMastodonAccount, type MastodonAccount } from '../../serializers/account.js';
 import type { MastodonStatus } from '../../serializers/status.js';
 import { toMastodonTag, type MastodonTag, type MastodonTagHistory } from '../../serializers/tag.js';
@@ -190,6 +190,16 @@ function localPath(uris: Uris, url: string): string | null {
   }
 }
 
+/** `resolve` with another server's URL: a status or account stored under that ActivityPub id. */
+function resolveKnownRemoteUrl(deps: Deps, viewerId: string | null, url: string, want: (t: 'accounts' | 'statuses') => boolean): SearchResults {
+  const results: SearchResults = { accounts: [], statuses: [], hashtags: [] };
+  const status = want('statuses') ? findStatusByUri(deps.db, url) : undefined;
+  if (status && canViewStatus(deps, status, viewerId)) results.statuses = presentStatuses(deps, [status.id], viewerId);
+  const account = !status && want('accounts') ? findAccountByUri(deps.db, url) : undefined;
+  if (account) results.accounts = presentAccounts(deps, [account.id]);
+  return results;
+}
+
 /**
  * `resolve` with an URL: the status or account it names on this instance (remote resolution comes
  * with federation). A status the viewer may not see resolves to nothing.
@@ -197,7 +207,7 @@ function localPath(uris: Uris, url: string): string | null {
 function resolveLocalUrl(deps: Deps, viewerId: string | null, url: string, want: (t: 'accounts' | 'statuses') => boolean): SearchResults {
   const results: SearchResults = { accounts: [], statuses: [], hashtags: [] };
   const path = localPath(deps.uris, url);
-  if (path === null) return results;
+  if (path === null) return resolveKnownRemoteUrl(deps, viewerId, url, want);
   const status = /^\/(?:@([^/]+)|users\/([^/]+)\/statuses)\/(\d+)$/.exec(path);
   if (status && want('statuses')) {
     const row = findStatusById(deps.db, status[3] ?? '');

@@ -18,14 +18,15 @@ import { mentionedAccountIds } from '../../db/repos/account-conversations.js';
 import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
 import type { Db } from '../../db/connection.js';
 import type { Deps } from '../deps.js';
+import { exclusiveListOwners } from '../lists/timeline.js';
 import { canViewStatus, statusVisibilitySql } from '../statuses/visibility.js';
 import { followersOfTags } from '../tags/tags.js';
 
 /**
  * Home feeds are materialised (fan-out on write): when a status is created it is written into the
  * home feed of its local author and of each local follower it is meant for, following Mastodon's
- * home filters (FeedManager#filter_from_home) short of blocks and mutes, which come with the
- * relationships issue.
+ * home filters (FeedManager#filter_from_home) short of blocks and mutes, which the home feed
+ * applies when it is read (core/relationships/exclusions.ts), so that a mute's end applies at once.
  */
 
 /** A boost of something among this many newest entries of a feed is not shown again (Mastodon's REBLOG_FALLOFF). */
@@ -100,6 +101,10 @@ export function fanOutToHomes(deps: Deps, status: StatusRow): void {
     const mentioned = new Set(mentionedAccountIds(db, status.id));
     followers = followers.filter((f) => mentioned.has(f.account_id));
   }
+  if (followers.length === 0) return;
+  // Followers who keep the author in an exclusive list see its statuses there, not at home.
+  const exclusive = exclusiveListOwners(deps, status.account_id);
+  if (exclusive.size > 0) followers = followers.filter((f) => !exclusive.has(f.account_id));
   if (followers.length === 0) return;
   const replyTarget = status.in_reply_to_account_id;
   const followingTarget =

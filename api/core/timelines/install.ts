@@ -13,6 +13,7 @@ import {
   unmergeAccountFromHome,
   unmergeTagFromHome,
 } from './fanout.js';
+import { repairDerivedData } from './repair.js';
 import { timelineState } from './state.js';
 
 /**
@@ -24,10 +25,12 @@ import { timelineState } from './state.js';
  * - tag.followed / tag.unfollowed: the same for a followed hashtag's public statuses;
  * - user.signed_up: a new user's (empty) feed is complete;
  * - account and follow changes drop the rendered statuses that embed those accounts.
+ * First it repairs what a power loss may have cut from feeds and the search index (repair.ts).
  */
 export function installTimelines(deps: Deps): void {
   const { cache } = timelineState(deps);
   const { events, db } = deps;
+  repairDerivedData(deps);
 
   events.on('user.signed_up', ({ accountId }) => ensureFeedState(db, accountId, now()));
 

@@ -1,6 +1,7 @@
 import { derivedTransaction, findFollowedAccounts, upsertFeedState } from '../../db/repos/feeds.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
+import { exclusiveListMembers } from '../lists/timeline.js';
 import { followOptions, mergeAccountIntoHome } from './fanout.js';
 import { timelineState } from './state.js';
 
@@ -41,8 +42,11 @@ async function runRebuild(deps: Deps, accountId: string): Promise<void> {
   const db = deps.db;
   await nextTick();
   if (!db.raw.open) return;
-  const follows = findFollowedAccounts(db, accountId);
-  const followed = new Set(follows.map((f) => f.target_account_id));
+  const all = findFollowedAccounts(db, accountId);
+  const followed = new Set(all.map((f) => f.target_account_id));
+  // Members of the user's exclusive lists stay out of the home feed (as fan-out does).
+  const exclusive = exclusiveListMembers(deps, accountId);
+  const follows = all.filter((f) => !exclusive.has(f.target_account_id));
   derivedTransaction(db, () => mergeAccountIntoHome(deps, accountId, accountId, null, followed));
   for (let i = 0; i < follows.length; i += CHUNK_ACCOUNTS) {
     await nextTick();

@@ -1,6 +1,7 @@
 import { liveStatusState, type LiveStatusRow } from '../../db/repos/timelines.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
+import { filterResultsForIds, loadActiveFilters } from '../filters/active.js';
 import { presentStatuses } from '../statuses/views.js';
 import type { CachedStatus } from './status-cache.js';
 import { timelineState } from './state.js';
@@ -44,17 +45,20 @@ function liveMap(rows: readonly LiveStatusRow[]): Live {
  * The viewer's flags as `toMastodonStatus` writes them, for the status `flagsOf` (a reblog reports
  * the flags of the reblogged status, without `pinned`); '' for an anonymous viewer.
  */
-function flagsJson(flagsOf: CachedStatus, live: Live, viewerId: string | null, isWrapper: boolean): string {
+function flagsJson(flagsOf: CachedStatus, live: Live, viewerId: string | null, isWrapper: boolean, filtered: string): string {
   if (viewerId === null) return '';
   const row = live.get(flagsOf.id);
   const on = (v: number | undefined) => (v === 1 ? 'true' : 'false');
   let out = `,"favourited":${on(row?.f)},"reblogged":${on(row?.r)},"muted":${on(row?.m)},"bookmarked":${on(row?.b)}`;
   // `pinned` appears only where the viewer could pin: their own status, not a reblog, not direct.
   if (!isWrapper && flagsOf.accountId === viewerId && flagsOf.visibility !== 'direct') out += `,"pinned":${on(row?.p)}`;
-  return `${out},"filtered":[]`;
+  return `${out},"filtered":${filtered}`;
 }
 
-function compose(entry: CachedStatus, inner: CachedStatus | undefined, live: Live, viewerId: string | null): string {
+/** The viewer's filter results by status id, as JSON texts (absent: "[]"). */
+type Filtered = ReadonlyMap<string, string>;
+
+function compose(entry: CachedStatus, inner: CachedStatus | undefined, live: Live, viewerId: string | null, filtered: Filtered): string {
   const row = live.get(entry.id);
   let out = entry.parts[0] ?? '';
   for (let i = 0; i < entry.slots.length; i++) {
@@ -62,10 +66,10 @@ function compose(entry: CachedStatus, inner: CachedStatus | undefined, live: Liv
     if (slot === 'replies') out += row?.replies ?? 0;
     else if (slot === 'reblogs') out += row?.reblogs ?? 0;
     else if (slot === 'favourites') out += row?.favourites ?? 0;
-    else out += inner ? compose(inner, undefined, live, viewerId) : 'null';
+    else out += inner ? compose(inner, undefined, live, viewerId, filtered) : 'null';
     out += entry.parts[i + 1] ?? '';
   }
-  return `${out}${flagsJson(inner ?? entry, live, viewerId, inner !== undefined)}}`;
+  return `${out}${flagsJson(inner ?? entry, live, viewerId, inner !== undefined, filtered.get(entry.id) ?? '[]')}}`;
 }
 
 /**
@@ -125,6 +129,11 @@ export function renderStatuses(
     live = liveMap(shown.length > 0 ? liveStatusState(deps.db, shown, viewerId) : []);
   }
 
+  // `filtered` is per viewer: computed for the whole page at once (live ones have it already).
+  const filtered = new Map<string, string>();
+  const composed = ids.filter((id) => found.get(id)?.live === false);
+  for (const [id, results] of filterResultsForIds(deps, viewerId, null, composed)) filtered.set(id, JSON.stringify(results));
+
   const out: string[] = [];
   for (const id of ids) {
     const entry = found.get(id);
@@ -135,9 +144,14 @@ export function renderStatuses(
       continue;
     }
     const inner = entry.reblogOfId ? found.get(entry.reblogOfId) : undefined;
-    out.push(compose(entry, inner, live, viewerId));
+    out.push(compose(entry, inner, live, viewerId, filtered));
   }
-  return { texts: out, timeDependent: liveIds.length > 0 };
+  return { texts: out, timeDependent: liveIds.length > 0 || filtersExpire(deps, viewerId) };
+}
+
+/** True when one of the viewer's active filters has an end: a page rendered now goes stale then. */
+function filtersExpire(deps: Deps, viewerId: string | null): boolean {
+  return viewerId !== null && loadActiveFilters(deps, viewerId).some((f) => f.row.expires_at !== null);
 }
 
 /** A JSON array text of statuses (see `renderStatusesJson`), and whether it depends on the clock. */

@@ -130,6 +130,17 @@ export function exclusiveMemberIds(db: Db, ownerId: string): string[] {
     .map((r) => r.account_id);
 }
 
+/** Owners of an exclusive list that holds the account (one query, for fan-out). */
+export function exclusiveListOwnerIds(db: Db, memberId: string): string[] {
+  return db
+    .query<{ account_id: string }>(
+      `SELECT DISTINCT l.account_id FROM list_accounts la JOIN lists l ON l.id = la.list_id
+       WHERE la.account_id = @member_id AND l.exclusive = 1`,
+    )
+    .all({ member_id: memberId })
+    .map((r) => r.account_id);
+}
+
 /** Builds the visibility condition for a status alias (core's `statusVisibilitySql`); binds `@viewer_id`. */
 export type VisibleSql = (alias: string) => string;
 

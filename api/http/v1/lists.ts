@@ -11,12 +11,14 @@ import {
   updateList,
   type ListInput,
 } from '../../core/lists/manage.js';
+import { readListTimeline } from '../../core/lists/timeline.js';
 import { toMastodonList } from '../../serializers/list.js';
 import { notFound } from '../../util/errors.js';
 import { isId } from '../../util/ids.js';
 import { pageCursors, parsePage, setLinkHeader } from '../middleware/pagination.js';
 import { arrayOf, bool, parse, str, z } from '../params.js';
 import type { Routes, UserCtx } from '../routes.js';
+import { sendStatusPage } from './timelines.js';
 
 const READ = ['read:lists'];
 const WRITE = ['write:lists'];
@@ -87,6 +89,17 @@ export function register(r: Routes): void {
   r.delete('/api/v1/lists/:id/accounts', 'user', WRITE, (ctx) => {
     removeListAccounts(ctx.deps, ctx.account.id, pathId(ctx), accountIds(ctx).filter(isId));
     return {};
+  });
+
+  // The list timeline: the list's members' statuses, paged like the other timelines (404 for a
+  // list that is not the viewer's).
+  r.get('/api/v1/timelines/list/:list_id', 'user', READ, (ctx) => {
+    const listId = String(ctx.req.params.list_id ?? '');
+    if (!isId(listId)) throw notFound();
+    sendStatusPage(ctx, ctx.account.id, () => {
+      const result = readListTimeline(ctx.deps, ctx.account.id, listId, parsePage(ctx.input));
+      return { status: 200, ids: result.ids, cursors: pageCursors(result.pageIds, (id) => id) };
+    });
   });
 
   r.get('/api/v1/accounts/:id/lists', 'user', READ, (ctx) => listsContainingAccount(ctx.deps, ctx.account.id, pathId(ctx)).map(toMastodonList));

@@ -67,13 +67,13 @@ const accountStatusesParams = z.object({
 /**
  * Timelines: home (materialised; 206 while it is rebuilt), public, hashtag, and an account's
  * statuses. All page with max_id, since_id, min_id and limit (default 20, at most 40) and set the
- * Link header. (The list timeline lives with lists, in core/lists.)
+ * Link header. (The list timeline is served in lists.ts, from core/lists.)
  */
 export function register(r: Routes): void {
   r.get('/api/v1/timelines/home', 'user', ['read:statuses'], (ctx) =>
     sendStatusPage(ctx, ctx.account.id, () => {
       const home = readHomeTimeline(ctx.deps, ctx.account.id, parsePage(ctx.input));
-      return { status: home.partial ? 206 : 200, ids: home.ids, cursors: pageCursors(home.ids, (id) => id), live: home.live };
+      return { status: home.partial ? 206 : 200, ids: home.ids, cursors: pageCursors(home.pageIds, (id) => id), live: home.live };
     }),
   );
 

@@ -1,3 +1,4 @@
+import { resolveForSearch } from '../../core/federation/resolver.js';
 import { searchV2 } from '../../core/search/search.js';
 import { ApiError } from '../../util/errors.js';
 import { bool, id, int, parse, required, str, z } from '../params.js';
@@ -25,7 +26,7 @@ const MAX_LIMIT = 40;
  * signed-in user (401 otherwise, as Mastodon answers); GET /api/v1/search is gone (404).
  */
 export function register(r: Routes): void {
-  r.get('/api/v2/search', 'public', ['read:search'], (ctx) => {
+  r.get('/api/v2/search', 'public', ['read:search'], async (ctx) => {
     const raw = Object.fromEntries(Object.entries(ctx.input).map(([k, v]) => [k, v === '' && k !== 'q' ? undefined : v]));
     const p = parse(searchParams, raw);
     const q = required(p.q, 'q');
@@ -34,6 +35,8 @@ export function register(r: Routes): void {
       if (p.offset !== undefined) throw new ApiError(401, 'Search queries pagination is not supported without authentication');
       if (p.resolve) throw new ApiError(401, 'Search queries that resolve remote resources are not supported without authentication');
     }
+    // Federation: a remote URL or handle is fetched first, then found like anything known.
+    if (p.resolve) await resolveForSearch(ctx.deps, q);
     const limit = p.limit === undefined || p.limit <= 0 ? DEFAULT_LIMIT : Math.min(p.limit, MAX_LIMIT);
     return searchV2(ctx.deps, viewer, {
       q,
