@@ -31,6 +31,14 @@ Commands:
   account role --username NAME --role ROLE
   token --username NAME [--scopes "read write follow push"]
                          print a new access token for scripts (only the token)
+  emoji add --shortcode NAME --file PATH [--category C] [--unlisted]
+                         add a custom emoji (PNG, GIF or WebP, at most 256 KiB)
+  emoji list
+  emoji remove --shortcode NAME
+  domain block|unblock|allow|disallow DOMAIN
+                         instance domain blocks, and the allow list (once a domain is allowed,
+                         only allowed domains federate)
+  domain list            print the blocked and allowed domains
   migrate                apply database migrations
   version                print the version
 
@@ -51,6 +59,10 @@ const OPTIONS = {
   email: { type: 'string' },
   role: { type: 'string' },
   scopes: { type: 'string' },
+  shortcode: { type: 'string' },
+  file: { type: 'string' },
+  category: { type: 'string' },
+  unlisted: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
@@ -148,6 +160,40 @@ async function account(sub: string | undefined, flags: Flags, config: Config): P
   }
 }
 
+async function emoji(sub: string | undefined, flags: Flags, config: Config): Promise<number> {
+  const { addCustomEmoji, listAllCustomEmojis, removeCustomEmoji } = await import('./core/emojis/manage.js');
+  const deps = commandDeps(config);
+  try {
+    switch (sub) {
+      case 'add': {
+        const row = await addCustomEmoji(deps, {
+          shortcode: need(flags.shortcode, 'shortcode'),
+          file: need(flags.file, 'file'),
+          category: flags.category,
+          visibleInPicker: !flags.unlisted,
+        });
+        console.log(`added :${row.shortcode}:`);
+        return 0;
+      }
+      case 'list': {
+        for (const e of listAllCustomEmojis(deps)) {
+          console.log(`:${e.shortcode}:\t${e.category ?? ''}\t${e.visible_in_picker ? 'listed' : 'unlisted'}${e.disabled ? '\tdisabled' : ''}`);
+        }
+        return 0;
+      }
+      case 'remove': {
+        await removeCustomEmoji(deps, need(flags.shortcode, 'shortcode'));
+        console.log('removed');
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown emoji command: ${sub ?? '(none)'}`);
+    }
+  } finally {
+    deps.db.close();
+  }
+}
+
 function token(flags: Flags, config: Config): number {
   const deps = commandDeps(config);
   try {
@@ -158,6 +204,28 @@ function token(flags: Flags, config: Config): number {
     if (!user) throw new UsageError(`no such user: ${flags.username}`);
     const issued = issueToken(deps, { applicationId: null, userId: user.userId, scopes });
     process.stdout.write(`${issued.accessToken}\n`);
+    return 0;
+  } finally {
+    deps.db.close();
+  }
+}
+
+async function domain(sub: string | undefined, name: string | undefined, config: Config): Promise<number> {
+  const { addInstanceDomain, instanceDomains, removeInstanceDomain } = await import('./core/federation/instance-domains.js');
+  const deps = commandDeps(config);
+  try {
+    if (sub === 'list') {
+      const { blocked, allowed } = instanceDomains(deps);
+      for (const d of blocked) console.log(`block\t${d}`);
+      for (const d of allowed) console.log(`allow\t${d}`);
+      return 0;
+    }
+    const which = sub === 'block' || sub === 'unblock' ? 'block' : sub === 'allow' || sub === 'disallow' ? 'allow' : null;
+    if (!which) throw new UsageError(`unknown domain command: ${sub ?? '(none)'}`);
+    if (!name) throw new UsageError('missing DOMAIN');
+    const target = name;
+    if (sub === 'block' || sub === 'allow') console.log(`${sub}ed ${addInstanceDomain(deps, which, target)}`);
+    else console.log(removeInstanceDomain(deps, which, target) ? `${sub}ed ${target}` : `${target} was not listed`);
     return 0;
   } finally {
     deps.db.close();
@@ -191,8 +259,12 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(config);
       case 'account':
         return await account(sub, flags, config);
+      case 'emoji':
+        return await emoji(sub, flags, config);
       case 'token':
         return token(flags, config);
+      case 'domain':
+        return await domain(sub, parsed.positionals[2], config);
       case 'migrate': {
         const db = openDataDir(config.dataDir);
         const result = migrate(db);

@@ -1,4 +1,4 @@
-import { Create, Multikey, Note, type Recipient } from '@fedify/vocab';
+import { Create, Multikey, Note, Question, type Recipient } from '@fedify/vocab';
 import type { Federation } from '@fedify/fedify';
 import {
   accountById,
@@ -22,7 +22,7 @@ import { toApActor, toApNote } from './to-ap.js';
 const PAGE = 40;
 
 /** A Note wrapped in its Create activity (`<note>/activity`), addressed like the note. */
-export function createOf(note: Note): Create {
+export function createOf(note: Note | Question): Create {
   return new Create({
     id: new URL(`${note.id?.href ?? ''}/activity`),
     actor: note.attributionId,

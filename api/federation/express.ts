@@ -1,6 +1,7 @@
 import type { Federation } from '@fedify/fedify';
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
 import type { Deps } from '../core/deps.js';
+import { federatesWith } from '../core/federation/instance-domains.js';
 import { now } from '../util/clock.js';
 
 /** Paths Fedify answers; everything else goes straight to the REST routes. */
@@ -22,6 +23,26 @@ export function isFresh(headers: Headers): boolean {
   const at = created ? Number(created) * 1000 : headers.get('date') ? Date.parse(headers.get('date') ?? '') : NaN;
   if (!headers.get('signature') && !input) return true;
   return Number.isFinite(at) && Math.abs(now() - at) <= SIGNATURE_WINDOW_MS;
+}
+
+/**
+ * Whether a delivery comes from a host we federate with (instance domain blocks and allow-list
+ * mode): both the signing key's host and the activity's actor are checked, before any key is
+ * fetched for a blocked server.
+ */
+function fromFederatedHost(deps: Deps, headers: Headers, body: Buffer | undefined): boolean {
+  const sig = headers.get('signature') ?? headers.get('signature-input') ?? '';
+  const keyId = /keyid="([^"]+)"/i.exec(sig)?.[1];
+  const hosts: string[] = [];
+  try {
+    if (keyId) hosts.push(new URL(keyId).host);
+    const parsed = body ? (JSON.parse(body.toString('utf8')) as { actor?: unknown }) : null;
+    const actor = typeof parsed?.actor === 'string' ? parsed.actor : typeof (parsed?.actor as { id?: unknown } | undefined)?.id === 'string' ? String((parsed?.actor as { id: string }).id) : null;
+    if (actor) hosts.push(new URL(actor).host);
+  } catch {
+    // Unparseable bodies and key ids are refused by the signature check itself.
+  }
+  return hosts.every((h) => federatesWith(deps, h));
 }
 
 async function readBody(req: ExpressRequest, limit: number): Promise<Buffer> {
@@ -54,6 +75,10 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
       }
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const body = hasBody ? await readBody(req, maxBodyBytes) : undefined;
+      if (hasBody && !fromFederatedHost(deps, headers, body)) {
+        res.status(401).type('text/plain').send('Request from blocked domain');
+        return;
+      }
       if (hasBody && !isFresh(headers)) {
         res.status(401).type('text/plain').send('Signature expired or from the future');
         return;
@@ -63,7 +88,7 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
         fellThrough = true;
         return new Response(null, { status: 404 });
       };
-      const request = new Request(new URL(req.originalUrl, origin), { method: req.method, headers, body: body ? new Uint8Array(body) : null });
+      const request = new Request(webfingerByAcct(new URL(req.originalUrl, origin), origin), { method: req.method, headers, body: body ? new Uint8Array(body) : null });
       const response = await federation.fetch(request, { contextData: deps, onNotFound: fallThrough, onNotAcceptable: fallThrough });
       if (fellThrough && !hasBody) return next();
       res.status(response.status);
@@ -73,6 +98,23 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
       res.end(out);
     })().catch(next);
   };
+}
+
+/**
+ * A WebFinger query by actor URL (`resource=https://host/users/alice`) is answered as Mastodon
+ * answers it: with the `acct:` handle as subject and the actor URL among the aliases. Fedify would
+ * echo the URL as subject, so the query is rewritten to the handle it names.
+ */
+export function webfingerByAcct(url: URL, origin: string): URL {
+  if (url.pathname !== '/.well-known/webfinger') return url;
+  const resource = url.searchParams.get('resource') ?? '';
+  const prefix = `${origin}/users/`;
+  if (!resource.startsWith(prefix)) return url;
+  const name = resource.slice(prefix.length);
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return url;
+  const out = new URL(url);
+  out.searchParams.set('resource', `acct:${name}@${new URL(origin).host}`);
+  return out;
 }
 
 /** `/.well-known/host-meta`: the XRD pointing to WebFinger, as Mastodon serves it. */

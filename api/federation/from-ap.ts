@@ -1,7 +1,7 @@
 import { domainToUnicode } from 'node:url';
-import { Application, Group, Hashtag, Link, Mention, Organization, PropertyValue, PUBLIC_COLLECTION, Service, type Actor, type Note, type Question } from '@fedify/vocab';
+import { Application, Group, Hashtag, Link, Mention, Organization, PropertyValue, PUBLIC_COLLECTION, Question, Service, type Actor, type Note } from '@fedify/vocab';
 import type { RemoteActorData } from '../core/federation/remote-accounts.js';
-import type { RemoteAttachmentData, RemoteNoteData } from '../core/federation/remote-statuses.js';
+import type { RemoteAttachmentData, RemoteNoteData, RemotePollData } from '../core/federation/remote-statuses.js';
 import type { Visibility } from '../db/repos/statuses.js';
 import { now } from '../util/clock.js';
 import { exportPublicKeyPem } from './keys.js';
@@ -25,18 +25,39 @@ function actorType(actor: Actor): RemoteActorData['actorType'] {
 }
 
 /**
+ * Profile fields read from the actor's JSON as received: `PropertyValue` and `value` come from
+ * schema.org, and senders such as snac do not declare that context, so JSON-LD processing drops
+ * them (Mastodon reads the plain JSON too). Null when the JSON is not at hand.
+ */
+function propertyValues(raw: unknown): { name: string; value: string }[] | null {
+  const r = record(raw);
+  if (!r) return null;
+  const list = Array.isArray(r.attachment) ? r.attachment : r.attachment === undefined ? [] : [r.attachment];
+  const out: { name: string; value: string }[] = [];
+  for (const item of list) {
+    const a = record(item);
+    if (a && a.type === 'PropertyValue' && typeof a.name === 'string' && typeof a.value === 'string') out.push({ name: a.name, value: a.value });
+  }
+  return out;
+}
+
+/**
  * Reads a remote actor document into account data (`fromAp…`: ActivityPub → rows). Only embedded
  * values are read (icon, image, key, fields); a referenced key is fetched by Fedify's loader.
  * Returns null for an actor without an id or a username.
  */
-export async function fromApActor(actor: Actor): Promise<RemoteActorData | null> {
+export async function fromApActor(actor: Actor, raw: unknown = null): Promise<RemoteActorData | null> {
   if (!actor.id || !actor.preferredUsername) return null;
   const key = await actor.getPublicKey().catch(() => null);
   const icon = await actor.getIcon().catch(() => null);
   const image = await actor.getImage().catch(() => null);
   const fields: { name: string; value: string }[] = [];
-  for await (const a of actor.getAttachments()) {
-    if (a instanceof PropertyValue) fields.push({ name: text(a.name), value: text(a.value) });
+  const rawFields = propertyValues(raw);
+  if (rawFields) fields.push(...rawFields);
+  else {
+    for await (const a of actor.getAttachments()) {
+      if (a instanceof PropertyValue) fields.push({ name: text(a.name), value: text(a.value) });
+    }
   }
   const url = actor.url;
   return {
@@ -80,8 +101,91 @@ export function visibilityOf(to: readonly URL[], cc: readonly URL[], followersUr
   return 'direct';
 }
 
-/** Reads a remote Note or Question into status data (embedded tags and attachments only). */
-export async function fromApNote(note: Note | Question, followersUri: string | null): Promise<RemoteNoteData | null> {
+/**
+ * The poll of a Question from its JSON as received: `oneOf` (single choice) or `anyOf` (multiple)
+ * options with `replies.totalItems` as tallies, `votersCount` (absent before the first tally in
+ * snac), and `endTime` or `closed` as the end. Null when there are no options.
+ */
+export function pollOf(raw: unknown): RemotePollData | null {
+  const r = record(raw);
+  if (!r) return null;
+  const multiple = Array.isArray(r.anyOf) && !Array.isArray(r.oneOf);
+  const list = (multiple ? r.anyOf : r.oneOf) as unknown;
+  if (!Array.isArray(list)) return null;
+  const options: string[] = [];
+  const tallies: number[] = [];
+  for (const item of list.slice(0, 20)) {
+    const o = record(item);
+    if (!o || typeof o.name !== 'string') continue;
+    options.push(o.name.slice(0, 200));
+    const total = record(o.replies)?.totalItems;
+    tallies.push(typeof total === 'number' && Number.isFinite(total) && total >= 0 ? Math.floor(total) : 0);
+  }
+  if (options.length === 0) return null;
+  const end = typeof r.endTime === 'string' ? Date.parse(r.endTime) : typeof r.closed === 'string' ? Date.parse(r.closed) : NaN;
+  const voters = r.votersCount;
+  return { options, tallies, multiple, votersCount: typeof voters === 'number' && voters >= 0 ? Math.floor(voters) : null, expiresAt: Number.isFinite(end) ? end : null };
+}
+
+/** What Fedify's typed Document leaves out of an attachment: Mastodon's blurhash and focal point. */
+interface RawAttachmentExtras {
+  blurhash: string | null;
+  focus: { x: number; y: number } | null;
+}
+
+function record(value: unknown): Record<string, unknown> | null {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function attachmentUrl(a: Record<string, unknown>): string | null {
+  const url = a.url ?? a.href;
+  if (typeof url === 'string') return url;
+  const first = Array.isArray(url) ? url[0] : url;
+  if (typeof first === 'string') return first;
+  const link = record(first);
+  return typeof link?.href === 'string' ? link.href : null;
+}
+
+/**
+ * Blurhash and focal point of each attachment, by URL, read from the object's JSON as received
+ * (Fedify's vocabulary has no property for either). A blurhash larger than 5×5 components or
+ * malformed, and a focal point outside [-1, 1], are ignored.
+ */
+export function attachmentExtras(raw: unknown): Map<string, RawAttachmentExtras> {
+  const out = new Map<string, RawAttachmentExtras>();
+  const list = record(raw)?.attachment;
+  for (const item of Array.isArray(list) ? list : list === undefined ? [] : [list]) {
+    const a = record(item);
+    const url = a ? attachmentUrl(a) : null;
+    if (!a || !url) continue;
+    const blurhash = typeof a.blurhash === 'string' && validBlurhash(a.blurhash) ? a.blurhash : null;
+    const fp = a.focalPoint;
+    const focus =
+      Array.isArray(fp) && fp.length === 2 && fp.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= -1 && v <= 1)
+        ? { x: fp[0] as number, y: fp[1] as number }
+        : null;
+    out.set(url, { blurhash, focus });
+  }
+  return out;
+}
+
+const BLURHASH_CHARS = /^[0-9A-Za-z#$%*+,\-.:;=?@[\]^_{|}~]+$/;
+
+/** A blurhash with at most 5×5 components and the length its size byte announces. */
+function validBlurhash(hash: string): boolean {
+  if (hash.length < 6 || !BLURHASH_CHARS.test(hash)) return false;
+  const size = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~'.indexOf(hash[0] ?? '');
+  const x = (size % 9) + 1;
+  const y = Math.floor(size / 9) + 1;
+  return size >= 0 && x <= 5 && y <= 5 && hash.length === 4 + 2 * x * y;
+}
+
+/**
+ * Reads a remote Note or Question into status data (embedded tags and attachments only). `raw` is
+ * the object's JSON as received, for the attachment properties Fedify does not model.
+ */
+export async function fromApNote(note: Note | Question, followersUri: string | null, raw: unknown = null): Promise<RemoteNoteData | null> {
+  const extras = attachmentExtras(raw);
   if (!note.id) return null;
   const mentionUris: string[] = [];
   const tags: string[] = [];
@@ -94,7 +198,8 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
     if (a instanceof Link || a instanceof PropertyValue) continue;
     const url = a.url instanceof URL ? a.url.href : a.url instanceof Link ? (a.url.href?.href ?? null) : null;
     if (!url) continue;
-    attachments.push({ url, mediaType: a.mediaType ?? null, description: a.name ? text(a.name) : null, blurhash: null, focus: null });
+    const extra = extras.get(url);
+    attachments.push({ url, mediaType: a.mediaType ?? null, description: a.name ? text(a.name) : null, blurhash: extra?.blurhash ?? null, focus: extra?.focus ?? null });
   }
   const content = note.content;
   const language = content !== null && typeof content === 'object' && 'locale' in content ? String(content.locale.baseName) : null;
@@ -113,5 +218,6 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
     attachments,
     published: note.published ? note.published.epochMilliseconds : now(),
     updated: note.updated ? note.updated.epochMilliseconds : null,
+    poll: note instanceof Question ? pollOf(raw) : null,
   };
 }

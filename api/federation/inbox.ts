@@ -1,17 +1,20 @@
 import type { Federation, InboxContext } from '@fedify/fedify';
-import { Accept, Announce, Create, Delete, Follow, Like, Note, Question, Reject, Undo, Update, isActor, type Activity, type Object as ApObject } from '@fedify/vocab';
+import { Accept, Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Reject, Remove, Undo, Update, isActor, type Activity, type Actor } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
 import { receiveRemoteFollow, receiveRemoteUnfollow, remoteAcceptedFollow, remoteRejectedFollow } from '../core/federation/follows.js';
 import { findLocalActor } from '../core/federation/local.js';
+import { federatesWith } from '../core/federation/instance-domains.js';
+import { blocksSenderDomain, receiveRemoteUnblock } from '../core/federation/moderation.js';
 import { findRemoteAccount, upsertRemoteAccount } from '../core/federation/remote-accounts.js';
-import { createRemoteReblog, createRemoteStatus, deleteRemoteReblog, deleteRemoteStatus, localStatusByUri, updateRemoteStatus } from '../core/federation/remote-statuses.js';
-import { favouriteStatus, unfavouriteStatus } from '../core/interactions/favourites.js';
+import { deleteRemoteReblog } from '../core/federation/remote-statuses.js';
+import { unfavouriteStatus } from '../core/interactions/favourites.js';
 import type { AccountRow } from '../db/repos/accounts.js';
-import { findStatusByUri } from '../db/repos/statuses.js';
-import { fromApActor, fromApNote, visibilityOf } from './from-ap.js';
+import { fromApActor } from './from-ap.js';
+import { onAnnounce, onBlock, onCreate, onDelete, onFeatured, onFlag, onLike, onMove, onUpdate, statusByUri } from './inbox-content.js';
+import { cachedSignedLoader } from './loader.js';
 import { sendAccept } from './outbound.js';
 
-type Ctx = InboxContext<Deps>;
+export type Ctx = InboxContext<Deps>;
 
 /** The local account an actor URL names, if it is one of ours. */
 export function localAccountOf(ctx: Ctx | { data: Deps; parseUri(u: URL | null): { type: string; identifier?: string } | null }, url: URL | null): AccountRow | undefined {
@@ -20,33 +23,49 @@ export function localAccountOf(ctx: Ctx | { data: Deps; parseUri(u: URL | null):
   return findLocalActor(ctx.data, parsed.identifier);
 }
 
-/** The sender of an activity as a stored remote account (fetched and upserted as needed). */
-async function remoteSender(ctx: Ctx, activity: Activity): Promise<AccountRow | null> {
-  if (!activity.actorId) return null;
-  // Our own actors never arrive through the inbox as senders.
-  if (localAccountOf(ctx, activity.actorId)) return null;
-  const actor = await activity.getActor(ctx);
-  if (!actor || !isActor(actor) || actor.id?.href !== activity.actorId.href) return null;
-  const data = await fromApActor(actor);
+/** Options for dereferencing in listeners: signed GETs sharing Fedify's document cache. */
+export async function loaderOptions(ctx: Ctx): Promise<{ documentLoader: Awaited<ReturnType<typeof cachedSignedLoader>>; contextLoader: Ctx['contextLoader'] }> {
+  return { documentLoader: await cachedSignedLoader(ctx), contextLoader: ctx.contextLoader };
+}
+
+/** Stores (or refreshes) a remote actor; null for one of ours or one without a username. */
+export async function storeActor(ctx: Ctx, actor: Actor, raw: unknown): Promise<AccountRow | null> {
+  if (!actor.id || localAccountOf(ctx, actor.id)) return null;
+  const data = await fromApActor(actor, raw);
   return data ? upsertRemoteAccount(ctx.data, data) : null;
 }
 
-function statusByUri(deps: Deps, uri: string) {
-  return findStatusByUri(deps.db, uri) ?? localStatusByUri(deps, uri);
+/**
+ * The sender of an activity as a stored remote account, fetched (signed, cached) and upserted.
+ * Fedify has already checked that the signing key belongs to this actor.
+ */
+export async function remoteSender(ctx: Ctx, activity: Activity): Promise<AccountRow | null> {
+  if (!activity.actorId) return null;
+  // Our own actors never arrive through the inbox as senders.
+  if (localAccountOf(ctx, activity.actorId)) return null;
+  if (!federatesWith(ctx.data, activity.actorId.host)) return null;
+  const options = await loaderOptions(ctx);
+  // Loaded first for its JSON as served (see fromApActor); getActor then reads it from the cache.
+  const document = await options.documentLoader(activity.actorId.href).catch(() => null);
+  const actor = await activity.getActor(options);
+  if (!actor || !isActor(actor) || actor.id?.href !== activity.actorId.href) return null;
+  return storeActor(ctx, actor, document?.document ?? null);
 }
 
 async function onFollow(ctx: Ctx, follow: Follow): Promise<void> {
   const target = localAccountOf(ctx, follow.objectId);
   if (!target || !follow.id) return;
   const follower = await remoteSender(ctx, follow);
-  if (!follower) return;
+  if (!follower || blocksSenderDomain(ctx.data, target, follower)) return;
   const outcome = receiveRemoteFollow(ctx.data, follower, target.id, follow.id.href);
   // An unlocked account accepts at once; a locked one answers when its owner decides.
   if (outcome.kind === 'followed') await sendAccept(ctx, target, follower, follow);
 }
 
 async function followOf(ctx: Ctx, activity: Accept | Reject | Undo): Promise<{ follower: AccountRow | undefined; targetUri: URL | null } | null> {
-  const object = await activity.getObject(ctx).catch(() => null);
+  // The Follow is ours (another origin than the Accept): trusted only to find a pending request
+  // from that local account to the sender, which is all it is used for.
+  const object = await activity.getObject({ ...(await loaderOptions(ctx)), crossOrigin: 'trust' }).catch(() => null);
   if (object instanceof Follow) return { follower: localAccountOf(ctx, object.actorId), targetUri: object.objectId };
   // Only the Follow's id was sent: ours are `<actor>#follows/<n>`, so the actor is the id without fragment.
   if (activity.objectId) {
@@ -74,69 +93,28 @@ async function onReject(ctx: Ctx, reject: Reject): Promise<void> {
 async function onUndo(ctx: Ctx, undo: Undo): Promise<void> {
   const sender = await remoteSender(ctx, undo);
   if (!sender) return;
-  const object = await undo.getObject(ctx).catch(() => null);
+  const object = await undo.getObject(await loaderOptions(ctx)).catch(() => null);
+  // Whatever is undone must have been done by the sender itself.
+  if (!object || !(object instanceof Follow || object instanceof Like || object instanceof Announce || object instanceof Block)) return;
+  if (object.actorId?.href !== sender.uri) return;
   if (object instanceof Follow) {
     const target = localAccountOf(ctx, object.objectId);
-    if (target && object.actorId?.href === sender.uri) receiveRemoteUnfollow(ctx.data, sender, target.id);
+    if (target) receiveRemoteUnfollow(ctx.data, sender, target.id);
   } else if (object instanceof Like) {
     const status = object.objectId ? statusByUri(ctx.data, object.objectId.href) : undefined;
-    if (status && object.actorId?.href === sender.uri) unfavouriteStatus(ctx.data, sender, status.id);
+    if (status) unfavouriteStatus(ctx.data, sender, status.id);
   } else if (object instanceof Announce) {
     const target = object.objectId ? statusByUri(ctx.data, object.objectId.href) : undefined;
-    if (object.id && object.actorId?.href === sender.uri) deleteRemoteReblog(ctx.data, sender, object.id.href, target);
+    if (object.id) deleteRemoteReblog(ctx.data, sender, object.id.href, target);
+  } else {
+    const target = localAccountOf(ctx, object.objectId);
+    if (target) receiveRemoteUnblock(ctx.data, sender, target);
   }
 }
 
-function isNote(o: ApObject | null): o is Note | Question {
-  return o instanceof Note || o instanceof Question;
-}
-
-async function onCreate(ctx: Ctx, create: Create): Promise<void> {
-  const object = await create.getObject(ctx);
-  if (!isNote(object)) return;
-  const author = await remoteSender(ctx, create);
-  // The signer must be the author of what it creates.
-  if (!author || object.attributionId?.href !== author.uri) return;
-  const data = await fromApNote(object, author.followers_url);
-  if (!data) return;
-  createRemoteStatus(ctx.data, author, data, (uri) => localAccountOf(ctx, new URL(uri)));
-}
-
-async function onUpdate(ctx: Ctx, update: Update): Promise<void> {
-  const object = await update.getObject(ctx);
-  const sender = await remoteSender(ctx, update);
-  if (!sender) return;
-  // An Update of the actor itself was applied by remoteSender (it re-reads the actor document).
-  if (isNote(object) && object.attributionId?.href === sender.uri) {
-    const data = await fromApNote(object, sender.followers_url);
-    if (data) updateRemoteStatus(ctx.data, sender, data);
-  }
-}
-
-async function onDelete(ctx: Ctx, del: Delete): Promise<void> {
-  if (!del.objectId || !del.actorId) return;
-  const sender = findRemoteAccount(ctx.data, del.actorId.href);
-  // A Delete from someone never seen has nothing here to delete (and the actor may be gone).
-  if (!sender) return;
-  deleteRemoteStatus(ctx.data, sender, del.objectId.href);
-}
-
-async function onLike(ctx: Ctx, like: Like): Promise<void> {
-  if (!like.objectId) return;
-  const status = statusByUri(ctx.data, like.objectId.href);
-  if (!status) return;
-  const sender = await remoteSender(ctx, like);
-  if (sender) favouriteStatus(ctx.data, sender, status.id);
-}
-
-async function onAnnounce(ctx: Ctx, announce: Announce): Promise<void> {
-  if (!announce.objectId || !announce.id) return;
-  const target = statusByUri(ctx.data, announce.objectId.href);
-  if (!target) return;
-  const sender = await remoteSender(ctx, announce);
-  if (!sender) return;
-  const visibility = visibilityOf(announce.toIds, announce.ccIds, sender.followers_url);
-  createRemoteReblog(ctx.data, sender, announce.id.href, target, visibility === 'direct' ? 'private' : visibility, announce.published?.epochMilliseconds ?? Date.now());
+/** A stored remote account for a URL, or null (used where the sender must already be known). */
+export function knownRemote(ctx: Ctx, url: URL | null): AccountRow | null {
+  return url ? (findRemoteAccount(ctx.data, url.href) ?? null) : null;
 }
 
 /**
@@ -157,6 +135,14 @@ export function registerInbox(federation: Federation<Deps>): void {
     .on(Delete, onDelete)
     .on(Like, onLike)
     .on(Announce, onAnnounce)
+    .on(Block, onBlock)
+    .on(Flag, onFlag)
+    .on(Move, onMove)
+    .on(Add, onFeatured)
+    .on(Remove, onFeatured)
+    // GoToSocial reuses one Update id for every edit and poll tally of a status: Updates are not
+    // deduplicated (applying one twice changes nothing); everything else is, per sending origin.
+    .withIdempotency((_ctx, activity) => (activity instanceof Update || !activity.id ? null : `${activity.actorId?.origin ?? ''} ${activity.id.href}`))
     .onError((_ctx, error) => {
       console.error('federation inbox listener failed', error);
     });

@@ -1,4 +1,4 @@
-import { createFederation, type Federation } from '@fedify/fedify';
+import { createExponentialBackoffPolicy, createFederation, type Federation } from '@fedify/fedify';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../core/deps.js';
 import type { AccountRow } from '../db/repos/accounts.js';
@@ -8,9 +8,12 @@ import { HEARTH_VERSION } from '../util/version.js';
 import { registerDispatchers } from './dispatchers.js';
 import { federationMiddleware, hostMeta } from './express.js';
 import { registerInbox } from './inbox.js';
-import { resolveRemoteAccount } from './resolve.js';
+import { resolveRemote, resolveRemoteAccount } from './resolve.js';
+import { setRemoteResolver } from '../core/federation/resolver.js';
 import { SqliteKvStore } from './kv.js';
 import { installOutbound } from './outbound.js';
+import { withMediaExtras } from './media-extras.js';
+import { installRelationOutbound } from './outbound-relations.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
 
 /** The federation side of an instance: Express middleware and the queue worker. */
@@ -35,8 +38,8 @@ export interface HearthFederation {
 export function createHearthFederation(deps: Deps, origin: string, queueOptions: SqliteQueueOptions = {}): HearthFederation {
   const queues = {
     inbox: new SqliteMessageQueue(deps.db, 'inbox', queueOptions),
-    outbox: new SqliteMessageQueue(deps.db, 'outbox', queueOptions),
-    fanout: new SqliteMessageQueue(deps.db, 'fanout', queueOptions),
+    outbox: new SqliteMessageQueue(deps.db, 'outbox', { transform: (m) => withMediaExtras(deps, m), ...queueOptions }),
+    fanout: new SqliteMessageQueue(deps.db, 'fanout', { transform: (m) => withMediaExtras(deps, m), ...queueOptions }),
   };
   const federation = createFederation<Deps>({
     kv: new SqliteKvStore(deps.db),
@@ -48,10 +51,19 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     userAgent: { software: `Hearth/${HEARTH_VERSION}`, url: origin },
     // Freshness is checked against our own clock in the middleware (replay tests set it).
     signatureTimeWindow: false,
+    // A peer may be down for hours: retries back off from 10 s to at most an hour between
+    // attempts, and stop after about 15 hours (Fedify's default gives up after ~17 minutes).
+    outboxRetryPolicy: createExponentialBackoffPolicy({ initialDelay: { seconds: 10 }, maxDelay: { hours: 1 }, factor: 2, maxAttempts: 24 }),
   });
   registerDispatchers(federation);
   registerInbox(federation);
-  const unsubscribe = installOutbound(deps, federation);
+  setRemoteResolver(deps, (query) => resolveRemote(federation, deps, query));
+  const offOutbound = installOutbound(deps, federation);
+  const offRelations = installRelationOutbound(deps, federation);
+  const unsubscribe = () => {
+    offOutbound();
+    offRelations();
+  };
   let controller: AbortController | null = null;
   let workers: Promise<unknown> | null = null;
   let purge: NodeJS.Timeout | null = null;
@@ -68,6 +80,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     },
     async stop() {
       unsubscribe();
+      setRemoteResolver(deps, null);
       if (purge) clearInterval(purge);
       controller?.abort();
       await workers;

@@ -1,14 +1,17 @@
 import type { Context, Federation } from '@fedify/fedify';
 import { Accept, Announce, Create, Delete, Follow, Like, Tombstone, Undo, Update, type Recipient } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
+import { federatesWith } from '../core/federation/instance-domains.js';
 import { accountById, followerInboxes, loadNoteContext, statusById } from '../core/federation/local.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { statusUri } from '../serializers/status.js';
 import { PUBLIC_COLLECTION } from '@fedify/vocab';
 import { createOf } from './dispatchers.js';
-import { actorUri, addressing, toApNote } from './to-ap.js';
+import { actorUri, addressing, toApNote, toApStatusObject } from './to-ap.js';
+import { now } from '../util/clock.js';
 
-function recipientOf(account: AccountRow): Recipient | null {
+/** A remote account as a delivery recipient (null without an inbox). */
+export function recipientOf(account: AccountRow): Recipient | null {
   if (!account.uri || !account.inbox_url) return null;
   return {
     id: new URL(account.uri),
@@ -17,16 +20,19 @@ function recipientOf(account: AccountRow): Recipient | null {
   } as Recipient;
 }
 
-function followerRecipients(deps: Deps, accountId: string): Recipient[] {
+/** The remote followers of a local account as delivery recipients. */
+export function followerRecipients(deps: Deps, accountId: string): Recipient[] {
   return followerInboxes(deps, accountId).map(
     (f) => ({ id: new URL(f.uri), inboxId: new URL(f.inbox), endpoints: f.shared_inbox ? { sharedInbox: new URL(f.shared_inbox) } : null }) as Recipient,
   );
 }
 
 /** Sends an activity as a local account; the shared inbox of each server is used once. */
-async function send(ctx: Context<Deps>, sender: AccountRow, recipients: Recipient[], activity: Parameters<Context<Deps>['sendActivity']>[2]): Promise<void> {
-  if (recipients.length === 0) return;
-  await ctx.sendActivity({ identifier: sender.username }, recipients, activity, { preferSharedInbox: true });
+export async function send(ctx: Context<Deps>, sender: AccountRow, recipients: Recipient[], activity: Parameters<Context<Deps>['sendActivity']>[2]): Promise<void> {
+  // Instance domain blocks and allow-list mode: nothing goes to servers we do not federate with.
+  const allowed = recipients.filter((r) => r.inboxId && federatesWith(ctx.data, r.inboxId.host));
+  if (allowed.length === 0) return;
+  await ctx.sendActivity({ identifier: sender.username }, allowed, activity, { preferSharedInbox: true });
 }
 
 /** Answers a remote Follow with Accept (embedding the Follow, as Mastodon does). */
@@ -93,7 +99,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>): () =>
         return;
       }
       const context = loadNoteContext(deps, [status]);
-      const note = toApNote(status, author, context, deps.uris);
+      const note = toApStatusObject(status, author, context, deps.uris, now());
       const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
       run('Create', () => send(ctx(), author, recipients, createOf(note)));
     }),
@@ -102,11 +108,28 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>): () =>
       const status = statusById(deps, statusId);
       if (!author || !status) return;
       const context = loadNoteContext(deps, [status]);
-      const note = toApNote(status, author, context, deps.uris);
+      const note = toApStatusObject(status, author, context, deps.uris, now());
       const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
       const update = new Update({ id: new URL(`${note.id?.href ?? ''}#updates/${status.edited_at ?? status.updated_at}`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds });
       run('Update', () => send(ctx(), author, recipients, update));
     }),
+    ...(['poll.tallied', 'poll.voted'] as const).map((name) =>
+      deps.events.on(name, (payload) => {
+        // New counts after a vote in a local poll: Update(Question) to the followers and, for a
+        // remote voter, to the voter. (A vote in a remote poll is sent as a Note elsewhere.)
+        const status = statusById(deps, payload.statusId);
+        const author = status ? local(status.account_id) : undefined;
+        if (!author || !status) return;
+        const context = loadNoteContext(deps, [status]);
+        const question = toApStatusObject(status, author, context, deps.uris, now());
+        const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
+        const voter = remote('voterAccountId' in payload ? payload.voterAccountId : payload.accountId);
+        const r = voter ? recipientOf(voter) : null;
+        if (r) recipients.push(r);
+        const update = new Update({ id: new URL(`${question.id?.href ?? ''}#tallies/${now()}`), actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds });
+        run('Update Question', () => send(ctx(), author, recipients, update));
+      }),
+    ),
     deps.events.on('status.deleted', ({ accountId, uri, visibility, mentionedAccountIds, reblogOfId }) => {
       const author = local(accountId);
       if (!author) return;

@@ -4,6 +4,7 @@ import { claimMessages, deleteMessage, enqueueMessage, queueDepth, releaseMessag
 import { now } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { durationMs } from './kv.js';
+import { withQueueMessage } from './received.js';
 
 /** Tuning of the SQLite queue; tests shorten the intervals. */
 export interface SqliteQueueOptions {
@@ -15,6 +16,8 @@ export interface SqliteQueueOptions {
   concurrency?: number;
   /** Attempts before a message that keeps failing is dropped. */
   maxAttempts?: number;
+  /** Rewrites a message before it is stored (outgoing attachments gain blurhash and focal point). */
+  transform?: (message: unknown) => unknown;
 }
 
 /** Back-off after a failed attempt: 10 s, 20 s, 40 s… capped at six hours. */
@@ -35,6 +38,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly concurrency: number;
   private readonly maxAttempts: number;
   private wake: (() => void) | null = null;
+  private readonly transform: (message: unknown) => unknown;
 
   constructor(
     private readonly db: Db,
@@ -45,6 +49,7 @@ export class SqliteMessageQueue implements MessageQueue {
     this.leaseMs = options.leaseMs ?? 5 * 60 * 1000;
     this.concurrency = options.concurrency ?? 16;
     this.maxAttempts = options.maxAttempts ?? 12;
+    this.transform = options.transform ?? ((m) => m);
   }
 
   /** Stores a message, due after the optional delay, and wakes the worker. */
@@ -53,7 +58,7 @@ export class SqliteMessageQueue implements MessageQueue {
     enqueueMessage(this.db, {
       id: newId(at),
       queue: this.queue,
-      message: JSON.stringify(message),
+      message: JSON.stringify(this.transform(message)),
       ordering_key: options?.orderingKey ?? null,
       next_attempt_at: at + durationMs(options?.delay),
       created_at: at,
@@ -90,7 +95,8 @@ export class SqliteMessageQueue implements MessageQueue {
       for (const row of rows) {
         const job = (async () => {
           try {
-            await handler(JSON.parse(row.message) as unknown);
+            const message = JSON.parse(row.message) as unknown;
+            await withQueueMessage(message, () => handler(message));
             deleteMessage(this.db, row.id);
           } catch (err) {
             if (row.attempts >= this.maxAttempts) {

@@ -1,6 +1,8 @@
 import { Temporal } from '@js-temporal/polyfill';
 import {
   Application,
+  Collection,
+  Question,
   CryptographicKey,
   Document,
   Endpoints,
@@ -92,7 +94,59 @@ export function addressing(status: StatusRow, author: AccountRow, mentioned: rea
   }
 }
 
-/** A local status as a Note, with mentions, hashtags, attachments (blurhash, focal point). */
+/**
+ * A local status as it is delivered: a Question when it has a poll (options with their tallies,
+ * `endTime`, `closed` once ended, and votersCount), else the Note.
+ */
+export function toApStatusObject(status: StatusRow, author: AccountRow, context: NoteContext, uris: Uris, at: number): Note | Question {
+  const note = toApNote(status, author, context, uris);
+  const poll = context.polls.get(status.id);
+  if (!poll) return note;
+  const titles = JSON.parse(poll.options) as string[];
+  const tallies = JSON.parse(poll.tallies) as number[];
+  const options = titles.map((name, i) => new Note({ name, replies: new Collection({ totalItems: tallies[i] ?? 0 }) }));
+  const ended = poll.expires_at !== null && poll.expires_at <= at;
+  return new Question({
+    id: note.id,
+    attribution: note.attributionId,
+    content: note.content,
+    summary: note.summary,
+    sensitive: note.sensitive,
+    url: note.url instanceof URL ? note.url : null,
+    published: note.published,
+    updated: note.updated,
+    replyTarget: note.replyTargetId,
+    tos: note.toIds,
+    ccs: note.ccIds,
+    tags: toApNoteTags(status, context, uris),
+    attachments: toApAttachments(status, context, uris),
+    ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
+    endTime: poll.expires_at === null ? null : instant(poll.expires_at),
+    closed: ended && poll.expires_at !== null ? instant(poll.expires_at) : null,
+    voters: poll.voters_count,
+  });
+}
+
+function toApNoteTags(status: StatusRow, context: NoteContext, uris: Uris): (Mention | Hashtag)[] {
+  const mentioned = context.mentions.get(status.id) ?? [];
+  return [
+    ...mentioned.map((a) => new Mention({ href: new URL(actorUri(a, uris)), name: `@${a.username}${a.domain ? `@${a.domain}` : ''}` })),
+    ...(context.tags.get(status.id) ?? []).map((t) => new Hashtag({ href: new URL(uris.tagUrl(t)), name: `#${t}` })),
+  ];
+}
+
+function toApAttachments(status: StatusRow, context: NoteContext, uris: Uris): Document[] {
+  return (context.media.get(status.id) ?? []).map(
+    (m) =>
+      new Document({
+        mediaType: m.file_content_type,
+        url: new URL(m.file_key ? uris.fileUrl(m.file_key) : (m.remote_url ?? uris.base)),
+        name: m.description,
+      }),
+  );
+}
+
+/** A local status as a Note, with mentions, hashtags and attachments. */
 export function toApNote(status: StatusRow, author: AccountRow, context: NoteContext, uris: Uris): Note {
   const mentioned = context.mentions.get(status.id) ?? [];
   const { to, cc } = addressing(status, author, mentioned, uris);
@@ -111,17 +165,7 @@ export function toApNote(status: StatusRow, author: AccountRow, context: NoteCon
     replyTarget: replyTo ? new URL(replyTo) : null,
     tos: to,
     ccs: cc,
-    tags: [
-      ...mentioned.map((a) => new Mention({ href: new URL(actorUri(a, uris)), name: `@${a.username}${a.domain ? `@${a.domain}` : ''}` })),
-      ...(context.tags.get(status.id) ?? []).map((t) => new Hashtag({ href: new URL(uris.tagUrl(t)), name: `#${t}` })),
-    ],
-    attachments: (context.media.get(status.id) ?? []).map(
-      (m) =>
-        new Document({
-          mediaType: m.file_content_type,
-          url: new URL(m.file_key ? uris.fileUrl(m.file_key) : (m.remote_url ?? uris.base)),
-          name: m.description,
-        }),
-    ),
+    tags: toApNoteTags(status, context, uris),
+    attachments: toApAttachments(status, context, uris),
   });
 }

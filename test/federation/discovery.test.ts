@@ -27,9 +27,11 @@ describe('federation discovery', () => {
     expect(self?.type).toBe(AP);
     const byUrl = await fetch(`${a.origin}/.well-known/webfinger?resource=${encodeURIComponent(`${a.origin}/users/alice`)}`);
     expect(byUrl.status).toBe(200);
-    // Fedify answers an actor-URL query with that URL as subject and the handle among the aliases.
-    const viaUrl = (await byUrl.json()) as { subject: string; aliases?: string[] };
-    expect([viaUrl.subject, ...(viaUrl.aliases ?? [])]).toContain(`acct:alice@${a.domain}`);
+    // As Mastodon: the handle as subject, the actor URL among the aliases.
+    const viaUrl = (await byUrl.json()) as { subject: string; aliases?: string[]; links: { rel: string; href?: string }[] };
+    expect(viaUrl.subject).toBe(`acct:alice@${a.domain}`);
+    expect(viaUrl.aliases).toContain(`${a.origin}/users/alice`);
+    expect(viaUrl.links.find((l) => l.rel === 'self')?.href).toBe(`${a.origin}/users/alice`);
     const unknown = await fetch(`${a.origin}/.well-known/webfinger?resource=acct:nobody@${a.domain}`);
     expect(unknown.status).toBe(404);
   });

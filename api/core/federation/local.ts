@@ -14,6 +14,8 @@ import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
 import { findTagsByStatusIds } from '../../db/repos/tags.js';
 import { generateActorKeys } from '../accounts/create.js';
 import type { Deps } from '../deps.js';
+import { findPollsByStatusIds } from '../../db/repos/status-polls.js';
+import type { PollRow } from '../../db/repos/polls.js';
 
 /** Reads federation needs about local accounts and statuses (dispatchers and delivery). */
 
@@ -64,6 +66,8 @@ export interface NoteContext {
   tags: Map<string, string[]>;
   media: Map<string, MediaRow[]>;
   parents: Map<string, { status: StatusRow; author: AccountRow }>;
+  /** Polls by status id (a status with a poll federates as a Question). */
+  polls: Map<string, PollRow>;
 }
 
 /** Loads what `toApNote` needs for a batch of statuses, in a few queries. */
@@ -93,7 +97,7 @@ export function loadNoteContext(deps: Deps, statuses: readonly StatusRow[]): Not
   for (const t of findTagsByStatusIds(deps.db, ids)) tags.set(t.status_id, [...(tags.get(t.status_id) ?? []), t.name]);
   const media = new Map<string, MediaRow[]>();
   for (const m of findMediaByStatusIds(deps.db, ids)) if (m.status_id) media.set(m.status_id, [...(media.get(m.status_id) ?? []), m]);
-  return { mentions, tags, media, parents };
+  return { mentions, tags, media, parents, polls: findPollsByStatusIds(deps.db, ids) };
 }
 
 /** A page of a local account's public statuses for its outbox. */

@@ -19,6 +19,8 @@ import { now } from '../../util/clock.js';
 import { newId } from '../../util/ids.js';
 import { sanitizeRemoteHtml } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
+import { insertPoll } from '../../db/repos/polls.js';
+import { setRemotePollCounts } from '../../db/repos/federation.js';
 import { deleteStatus } from '../statuses/delete.js';
 import { saveMentions, saveTags } from '../statuses/text.js';
 
@@ -49,6 +51,17 @@ export interface RemoteNoteData {
   attachments: RemoteAttachmentData[];
   published: number;
   updated: number | null;
+  /** The poll of a Question, or null. */
+  poll?: RemotePollData | null;
+}
+
+/** A remote poll (Question) as federation read it: options with their tallies as last reported. */
+export interface RemotePollData {
+  options: string[];
+  tallies: number[];
+  multiple: boolean;
+  votersCount: number | null;
+  expiresAt: number | null;
 }
 
 function mediaType(contentType: string | null): 'image' | 'gifv' | 'video' | 'audio' | 'unknown' {
@@ -128,6 +141,21 @@ export function createRemoteStatus(
         created_at: at,
       });
     });
+    if (data.poll && data.poll.options.length > 0) {
+      insertPoll(db, {
+        id: newId(at),
+        status_id: id,
+        account_id: author.id,
+        options: JSON.stringify(data.poll.options),
+        tallies: JSON.stringify(data.poll.tallies),
+        multiple: data.poll.multiple ? 1 : 0,
+        hide_totals: 0,
+        voters_count: data.poll.votersCount,
+        expires_at: data.poll.expiresAt,
+        created_at: at,
+      });
+      setRemotePollCounts(db, id, data.poll.tallies, data.poll.votersCount, data.poll.expiresAt, at);
+    }
     if (parent && (data.visibility === 'public' || data.visibility === 'unlisted')) bumpStatusCounter(db, parent.id, 'replies_count', 1);
     if (data.visibility !== 'direct') bumpAccountStatuses(db, author.id, 1, published);
   });
@@ -157,9 +185,12 @@ export function updateRemoteStatus(deps: Deps, author: AccountRow, data: RemoteN
   const status = findStatusByUri(db, data.uri);
   if (!status || status.account_id !== author.id) return null;
   const at = now();
+  const content = sanitizeRemoteHtml(data.content);
+  // A poll's tallies (Update of a Question) are stored as reported; unchanged text is no edit.
+  if (data.poll) db.transaction(() => setRemotePollCounts(db, status.id, data.poll?.tallies ?? [], data.poll?.votersCount ?? null, data.poll?.expiresAt ?? null, at));
+  if (content === status.content && data.spoilerText === status.spoiler_text && (data.sensitive ? 1 : 0) === status.sensitive) return status;
   const editedAt = Math.min(data.updated ?? at, at);
   if (status.edited_at !== null && editedAt <= status.edited_at) return status;
-  const content = sanitizeRemoteHtml(data.content);
   const snapshot = (s: StatusRow) => ({
     id: newId(at),
     status_id: s.id,

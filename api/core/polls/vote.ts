@@ -54,5 +54,6 @@ export function voteInPoll(deps: Deps, account: AccountRow, pollId: string, choi
     }
     recountPoll(deps.db, poll.id, optionCount, at);
   });
+  deps.events.emit('poll.voted', { pollId: poll.id, statusId: poll.status_id, accountId: account.id, choices: [...choices] });
   return poll.id;
 }

@@ -182,3 +182,37 @@ export function pinnedPublicStatuses(db: Db, accountId: string): StatusRow[] {
     )
     .all({ account_id: accountId });
 }
+
+/** Ids of the local accounts following an account or asking to (a Move carries them over). */
+export function localFollowerIds(db: Db, accountId: string): string[] {
+  return db
+    .query<{ account_id: string }>(
+      `SELECT f.account_id FROM follows f JOIN accounts a ON a.id = f.account_id WHERE f.target_account_id = @account_id AND a.domain IS NULL
+       UNION SELECT r.account_id FROM follow_requests r JOIN accounts a ON a.id = r.account_id WHERE r.target_account_id = @account_id AND a.domain IS NULL`,
+    )
+    .all({ account_id: accountId })
+    .map((r) => r.account_id);
+}
+
+/** Whether a local account blocks a whole domain (user-level `account_domain_blocks`). */
+export function accountBlocksDomain(db: Db, accountId: string, domain: string): boolean {
+  return db.query('SELECT 1 FROM account_domain_blocks WHERE account_id = @account_id AND domain = @domain').get({ account_id: accountId, domain }) !== undefined;
+}
+
+/** Stores a remote poll's counts as its server last reported them (Update of a Question). */
+export function setRemotePollCounts(db: Db, statusId: string, tallies: readonly number[], votersCount: number | null, expiresAt: number | null, at: number): void {
+  db.query(
+    `UPDATE polls SET tallies = @tallies, votes_count = @votes_count, voters_count = @voters_count,
+       expires_at = COALESCE(@expires_at, expires_at), last_fetched_at = @at, updated_at = @at WHERE status_id = @status_id`,
+  ).run({ status_id: statusId, tallies: JSON.stringify(tallies), votes_count: tallies.reduce((a, b) => a + b, 0), voters_count: votersCount, expires_at: expiresAt, at });
+}
+
+/** Blurhash and focal point of local media by file key (outgoing attachments carry them). */
+export function mediaExtrasByFileKeys(db: Db, keys: readonly string[]): Map<string, { blurhash: string | null; focus_x: number | null; focus_y: number | null }> {
+  const out = new Map<string, { blurhash: string | null; focus_x: number | null; focus_y: number | null }>();
+  for (const key of new Set(keys)) {
+    const row = db.query<{ blurhash: string | null; focus_x: number | null; focus_y: number | null }>('SELECT blurhash, focus_x, focus_y FROM media_attachments WHERE file_key = ?').get(key);
+    if (row) out.set(key, row);
+  }
+  return out;
+}

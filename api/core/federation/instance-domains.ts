@@ -1,0 +1,68 @@
+import { domainToASCII } from 'node:url';
+import { getSetting, setSetting } from '../../db/repos/settings.js';
+import { badRequest } from '../../util/errors.js';
+import type { Deps } from '../deps.js';
+
+const BLOCKS = 'federation.domain_blocks';
+const ALLOWS = 'federation.domain_allows';
+
+/** Which list a domain goes into: blocked (never federate) or allowed (allow-list mode). */
+export type DomainList = 'block' | 'allow';
+
+/** Lower-case ASCII host (with port), without scheme, path or trailing dot; 400 when not a host. */
+export function normalizeInstanceDomain(input: string): string {
+  const raw = input.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/\/.*$/, '').replace(/\.$/, '');
+  const [host = '', port] = raw.split(':');
+  const ascii = domainToASCII(host);
+  if (!ascii || !/^[a-z0-9.-]+$/.test(ascii) || (port !== undefined && !/^\d{1,5}$/.test(port))) throw badRequest('Domain is invalid');
+  return port === undefined ? ascii : `${ascii}:${port}`;
+}
+
+function list(deps: Deps, which: DomainList): string[] {
+  return getSetting<string[]>(deps.db, which === 'block' ? BLOCKS : ALLOWS) ?? [];
+}
+
+/** The instance's blocked and allowed domains. */
+export function instanceDomains(deps: Deps): { blocked: string[]; allowed: string[] } {
+  return { blocked: list(deps, 'block'), allowed: list(deps, 'allow') };
+}
+
+/** Adds a domain to a list (a no-op when present); returns the normalized domain. */
+export function addInstanceDomain(deps: Deps, which: DomainList, input: string): string {
+  const domain = normalizeInstanceDomain(input);
+  const current = list(deps, which);
+  if (!current.includes(domain)) setSetting(deps.db, which === 'block' ? BLOCKS : ALLOWS, [...current, domain].sort());
+  return domain;
+}
+
+/** Removes a domain from a list; returns whether it was there. */
+export function removeInstanceDomain(deps: Deps, which: DomainList, input: string): boolean {
+  const domain = normalizeInstanceDomain(input);
+  const current = list(deps, which);
+  if (!current.includes(domain)) return false;
+  setSetting(deps.db, which === 'block' ? BLOCKS : ALLOWS, current.filter((d) => d !== domain));
+  return true;
+}
+
+function covers(entry: string, host: string): boolean {
+  return host === entry || host.endsWith(`.${entry}`);
+}
+
+/**
+ * Whether the instance federates with a host (`example.com` or `127.0.0.2:7000`): never with a
+ * blocked domain or its subdomains; and once any domain is allowed (allow-list mode), only with
+ * the allowed ones and their subdomains. Applies to inbound and outbound federation alike.
+ */
+export function federatesWith(deps: Deps, host: string): boolean {
+  let h: string;
+  try {
+    h = normalizeInstanceDomain(host);
+  } catch {
+    return false;
+  }
+  const bare = h.replace(/:\d+$/, '');
+  const match = (entry: string) => covers(entry, h) || covers(entry, bare);
+  const { blocked, allowed } = instanceDomains(deps);
+  if (blocked.some(match)) return false;
+  return allowed.length === 0 || allowed.some(match);
+}
