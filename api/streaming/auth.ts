@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config.js';
 import type { Deps } from '../core/deps.js';
 import { authenticate } from '../core/oauth/tokens.js';
+import { allowedHostNames, isHostAllowed } from '../util/hosts.js';
 import { StreamError, type StreamCaller } from './channels.js';
 
 /** A streaming caller with the token that authorised it (revoking the token ends its streams). */
@@ -42,25 +43,11 @@ export function authenticateStream(deps: Deps, token: string | null): StreamSess
   return { accountId: auth.account.id, userId: auth.user.id, tokenId: auth.token.id, scopes: auth.scopes };
 }
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
-
-function hostName(header: string): string {
-  const value = header.trim().toLowerCase();
-  if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1);
-  const colon = value.lastIndexOf(':');
-  return colon === -1 ? value : value.slice(0, colon);
-}
-
 /**
  * The Host allow-list of the HTTP API (http/middleware/host.ts), for WebSocket upgrades, which do
  * not pass through Express: loopback names, the bind address, the public origin's host and the
  * configured names (`*` accepts any). Keeps DNS-rebinding pages off the socket too.
  */
 export function hostAllowed(config: Config, header: string | undefined): boolean {
-  if (config.allowedHosts.includes('*')) return true;
-  const name = header ? hostName(header) : '';
-  if (!name) return false;
-  if (LOOPBACK_NAMES.includes(name) || name.endsWith('.localhost')) return true;
-  if (name === hostName(config.bind) || config.allowedHosts.includes(name)) return true;
-  return config.origin !== null && new URL(config.origin).hostname.toLowerCase() === name;
+  return isHostAllowed(header, allowedHostNames(config));
 }

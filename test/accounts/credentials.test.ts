@@ -142,6 +142,18 @@ describe('update_credentials', () => {
     expect((await inst.anon.get(`/api/v1/accounts/${alice.accountId}`)).body.display_name).toBe('Alice ✨');
   });
 
+  it('links mentions of known accounts and hashtags in the bio, as Mastodon does; unknown handles and emoji stay text', async () => {
+    await inst.createUser('biofriend');
+    const note = 'Friends with @biofriend, not @nobody_here. Into #Gardening :blobcat:';
+    const res = await alice.client.patch(UPDATE, { note });
+    expect(res.status).toBe(200);
+    expect(res.body.note).toBe(
+      `<p>Friends with <span class="h-card" translate="no"><a href="${inst.url}/@biofriend" class="u-url mention">@<span>biofriend</span></a></span>, ` +
+        `not @nobody_here. Into <a href="${inst.url}/tags/Gardening" class="mention hashtag" rel="tag">#<span>Gardening</span></a> :blobcat:</p>`,
+    );
+    expect(res.body.source.note).toBe(note);
+  });
+
   it('formats the bio safely: markup escaped, only http(s) links, trailing punctuation left out', async () => {
     const long = 'https://example.com/a/very/long/path/that/goes/on/and/on';
     const note = `<script>alert(1)</script> javascript:alert(1) (see https://x.example/a_(b)). Also ${long}, ok?`;

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { updateAccount } from '../../api/db/repos/accounts.js';
 import { updateUser } from '../../api/db/repos/users.js';
 import { newId } from '../../api/util/ids.js';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { useInstance } from '../helpers/fixtures.js';
 import { insertRemoteAccount } from './helpers.js';
 
 describe('the Account entity', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice']);
 
   it('shows a local account with every documented field', async () => {
+    const { inst, users: { alice } } = env();
     const res = await inst.anon.get(`/api/v1/accounts/${alice.accountId}`);
     expect(res.status).toBe(200);
     const a = res.body;
@@ -45,6 +38,7 @@ describe('the Account entity', () => {
   });
 
   it('points accounts without pictures at real default PNG files', async () => {
+    const { inst, users: { alice } } = env();
     const a = (await inst.anon.get(`/api/v1/accounts/${alice.accountId}`)).body;
     expect(a.avatar).toBe(`${inst.url}/avatars/original/missing.png`);
     expect(a.avatar_static).toBe(a.avatar);
@@ -61,6 +55,7 @@ describe('the Account entity', () => {
   });
 
   it('writes acct of a remote account with its domain in Unicode', async () => {
+    const { inst } = env();
     const id = insertRemoteAccount(inst, 'reader', 'bücher.example');
     const punycoded = insertRemoteAccount(inst, 'writer', 'xn--bcher-kva.example');
     const a = (await inst.anon.get(`/api/v1/accounts/${id}`)).body;
@@ -75,6 +70,7 @@ describe('the Account entity', () => {
   });
 
   it('writes last_status_at as a date', async () => {
+    const { inst } = env();
     const id = insertRemoteAccount(inst, 'poster', 'dates.example', { last_status_at: Date.UTC(2024, 1, 3, 22, 10, 5), statuses_count: 12 });
     const a = (await inst.anon.get(`/api/v1/accounts/${id}`)).body;
     expect(a.last_status_at).toBe('2024-02-03');
@@ -82,6 +78,7 @@ describe('the Account entity', () => {
   });
 
   it('marks silenced accounts limited and memorial accounts memorial', async () => {
+    const { inst } = env();
     const silenced = insertRemoteAccount(inst, 'loud', 'limits.example', { silenced_at: Date.now() });
     const memorial = insertRemoteAccount(inst, 'remembered', 'limits.example', { memorial: 1 });
     expect((await inst.anon.get(`/api/v1/accounts/${silenced}`)).body.limited).toBe(true);
@@ -91,6 +88,7 @@ describe('the Account entity', () => {
   });
 
   it('recognises group and bot actors', async () => {
+    const { inst } = env();
     const group = insertRemoteAccount(inst, 'club', 'groups.example', { actor_type: 'Group' });
     const service = insertRemoteAccount(inst, 'robot', 'groups.example', { actor_type: 'Service' });
     const application = insertRemoteAccount(inst, 'app', 'groups.example', { actor_type: 'Application' });
@@ -102,6 +100,7 @@ describe('the Account entity', () => {
   });
 
   it('shows highlighted roles of owners, admins and moderators', async () => {
+    const { inst } = env();
     const owner = await inst.createUser('kim', { role: 'owner' });
     const admin = await inst.createUser('sam', { role: 'admin' });
     const moderator = await inst.createUser('lee', { role: 'moderator' });
@@ -112,6 +111,7 @@ describe('the Account entity', () => {
   });
 
   it('includes the moved-to account, its own move one level deeper, then cuts', async () => {
+    const { inst } = env();
     const d = insertRemoteAccount(inst, 'd', 'moves.example');
     const c = insertRemoteAccount(inst, 'c', 'moves.example', { moved_to_account_id: d });
     const b = insertRemoteAccount(inst, 'b', 'moves.example', { moved_to_account_id: c });
@@ -128,6 +128,7 @@ describe('the Account entity', () => {
   });
 
   it('answers 410 for a suspended account, and shows it with empty data where it is embedded', async () => {
+    const { inst } = env();
     const id = insertRemoteAccount(inst, 'gone', 'suspended.example', {
       display_name: 'Gone :blob:',
       note: '<p>bio</p>',
@@ -152,6 +153,7 @@ describe('the Account entity', () => {
   });
 
   it('lists the custom emojis a profile uses, and renders fields with verified_at', async () => {
+    const { inst } = env();
     const at = Date.now();
     for (const [shortcode, domain] of [
       ['blobcat', null],
@@ -178,6 +180,7 @@ describe('the Account entity', () => {
   });
 
   it('answers 404 for unknown and malformed ids and for sign-ups awaiting approval', async () => {
+    const { inst } = env();
     expect((await inst.anon.get('/api/v1/accounts/123456789')).status).toBe(404);
     const bad = await inst.anon.get('/api/v1/accounts/not-an-id');
     expect(bad.status).toBe(404);
@@ -189,6 +192,7 @@ describe('the Account entity', () => {
   });
 
   it('checks a token when one is given', async () => {
+    const { inst, users: { alice } } = env();
     const path = `/api/v1/accounts/${alice.accountId}`;
     expect((await inst.anon.get(path, { token: 'nope' })).status).toBe(401);
     expect((await inst.anon.get(path, { token: inst.tokenFor(alice, 'write') })).status).toBe(403);
@@ -198,19 +202,10 @@ describe('the Account entity', () => {
 });
 
 describe('GET /api/v1/accounts and lookup', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob']);
 
   it('returns several accounts in the order asked, skipping unknown ids', async () => {
+    const { inst, users: { alice, bob } } = env();
     const res = await inst.anon.get(`/api/v1/accounts?id[]=${bob.accountId}&id[]=999999&id[]=nonsense&id[]=${alice.accountId}`);
     expect(res.status).toBe(200);
     expect(res.body.map((a: { acct: string }) => a.acct)).toEqual(['bob', 'alice']);
@@ -219,6 +214,7 @@ describe('GET /api/v1/accounts and lookup', () => {
   });
 
   it('refuses more than 40 ids', async () => {
+    const { inst } = env();
     const query = Array.from({ length: 41 }, (_, i) => `id[]=${i + 1}`).join('&');
     const res = await inst.anon.get(`/api/v1/accounts?${query}`);
     expect(res.status).toBe(422);
@@ -226,11 +222,13 @@ describe('GET /api/v1/accounts and lookup', () => {
   });
 
   it('checks the scope of a given token', async () => {
+    const { inst, users: { alice } } = env();
     expect((await inst.anon.get(`/api/v1/accounts?id[]=${alice.accountId}`, { token: inst.tokenFor(alice, 'write') })).status).toBe(403);
     expect((await inst.anon.get(`/api/v1/accounts?id[]=${alice.accountId}`, { token: 'bad' })).status).toBe(401);
   });
 
   it('looks up local accounts by name, @name and name@domain, case-insensitively', async () => {
+    const { inst, users: { alice } } = env();
     const domain = new URL(inst.url).host;
     for (const acct of ['alice', '@alice', 'ALICE', `alice@${domain}`, `@alice@${domain}`]) {
       const res = await inst.anon.get(`/api/v1/accounts/lookup?acct=${encodeURIComponent(acct)}`);
@@ -240,6 +238,7 @@ describe('GET /api/v1/accounts and lookup', () => {
   });
 
   it('finds remote accounts already known, and answers 404 for the rest', async () => {
+    const { inst, users: { alice } } = env();
     const id = insertRemoteAccount(inst, 'reader', 'bücher.example');
     for (const acct of ['reader@bücher.example', 'reader@xn--bcher-kva.example']) {
       const res = await inst.anon.get(`/api/v1/accounts/lookup?acct=${encodeURIComponent(acct)}`);

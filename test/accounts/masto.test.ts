@@ -1,17 +1,12 @@
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 
 describe('accounts with the masto client library', () => {
-  let inst: TestInstance;
-  beforeAll(async () => {
-    inst = await startInstance({ registrations: 'open' });
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance([], { registrations: 'open' });
 
   it('signs up, reads and edits the profile, looks accounts up, reads preferences', async () => {
+    const { inst } = env();
     const oob = 'urn:ietf:wg:oauth:2.0:oob';
     const app = await createRestAPIClient({ url: inst.url }).v1.apps.create({ clientName: 'masto sign-up', redirectUris: oob, scopes: 'read write follow' });
     const appToken = await createOAuthAPIClient({ url: inst.url }).token.create({

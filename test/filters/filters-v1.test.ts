@@ -1,23 +1,13 @@
 import { createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 import { count, countFilterEvents, createFilter } from './helpers.js';
 
 describe('filters v1', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob']);
 
   it('POST /api/v1/filters makes a v2 filter titled after the phrase with that one keyword; irreversible is the hide action', async () => {
+    const { users: { alice } } = env();
     const res = await alice.client.post('/api/v1/filters', { phrase: 'eurovision', context: ['home', 'public'], irreversible: true, whole_word: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: expect.any(String), phrase: 'eurovision', context: ['home', 'public'], whole_word: true, expires_at: null, irreversible: true });
@@ -28,6 +18,7 @@ describe('filters v1', () => {
   });
 
   it('irreversible and whole_word are always present and default to false', async () => {
+    const { users: { alice } } = env();
     const res = await alice.client.post('/api/v1/filters', undefined, { form: { phrase: 'plain', 'context[]': ['thread'] } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ phrase: 'plain', irreversible: false, whole_word: false, expires_at: null });
@@ -35,12 +26,14 @@ describe('filters v1', () => {
   });
 
   it('expires_in sets expires_at', async () => {
+    const { users: { alice } } = env();
     const res = await alice.client.post('/api/v1/filters', { phrase: 'brief', context: ['home'], expires_in: 600 });
     expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.now() + 590_000);
     expect((await alice.client.post('/api/v1/filters', { phrase: 'x', context: ['home'], expires_in: -1 })).status).toBe(422);
   });
 
   it('GET /api/v1/filters lists every keyword of every filter as a v1 filter', async () => {
+    const { users: { alice, bob } } = env();
     const v2 = await createFilter(alice.client, { title: 'group', context: ['notifications'], keywords_attributes: [{ keyword: 'k1' }, { keyword: 'k2', whole_word: false }] });
     const res = await alice.client.get('/api/v1/filters');
     expect(res.status).toBe(200);
@@ -53,6 +46,7 @@ describe('filters v1', () => {
   });
 
   it('PUT always changes phrase and whole_word; context, irreversible or expiry of a filter with several keywords are 422', async () => {
+    const { users: { alice } } = env();
     const single = (await alice.client.post('/api/v1/filters', { phrase: 'old', context: ['home'] })).body;
     const changed = await alice.client.put(`/api/v1/filters/${single.id}`, { phrase: 'new', context: ['home', 'account'], irreversible: true, whole_word: true });
     expect(changed.status).toBe(200);
@@ -74,6 +68,7 @@ describe('filters v1', () => {
   });
 
   it('a missing phrase or a bad context is 422 and writes nothing', async () => {
+    const { inst, users: { alice } } = env();
     const filters = count(inst, 'filters');
     const keywords = count(inst, 'filter_keywords');
     const noPhrase = await alice.client.post('/api/v1/filters', { context: ['home'] });
@@ -90,6 +85,7 @@ describe('filters v1', () => {
   });
 
   it('DELETE /api/v1/filters/:id removes only the keyword', async () => {
+    const { users: { alice } } = env();
     const group = await createFilter(alice.client, { title: 'two', keywords_attributes: [{ keyword: 'first' }, { keyword: 'second' }] });
     const res = await alice.client.delete(`/api/v1/filters/${group.keywords[0].id}`);
     expect(res.status).toBe(200);
@@ -99,6 +95,7 @@ describe('filters v1', () => {
   });
 
   it('someone else’s v1 filter is 404 and stays as it was', async () => {
+    const { inst, users: { alice, bob } } = env();
     const mine = (await alice.client.post('/api/v1/filters', { phrase: 'mine', context: ['home'] })).body;
     const events = countFilterEvents(inst, alice.accountId);
     expect((await bob.client.get(`/api/v1/filters/${mine.id}`)).status).toBe(404);
@@ -111,6 +108,7 @@ describe('filters v1', () => {
   });
 
   it('reading needs read:filters and changing needs write:filters', async () => {
+    const { inst, users: { alice } } = env();
     const readOnly = alice.client.withToken(inst.tokenFor(alice, 'read:filters'));
     const writeOnly = alice.client.withToken(inst.tokenFor(alice, 'write:filters'));
     expect((await readOnly.get('/api/v1/filters')).status).toBe(200);
@@ -121,6 +119,7 @@ describe('filters v1', () => {
   });
 
   it('works with the masto client (masto.v1.filters)', async () => {
+    const { inst, users: { alice } } = env();
     const masto = createRestAPIClient({ url: inst.url, accessToken: alice.token });
     const filter = await masto.v1.filters.create({ phrase: 'via masto', context: ['home'], irreversible: true, wholeWord: false });
     expect(filter).toMatchObject({ phrase: 'via masto', irreversible: true, wholeWord: false });

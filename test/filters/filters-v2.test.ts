@@ -1,23 +1,13 @@
 import { createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 import { count, countFilterEvents, createFilter, post } from './helpers.js';
 
 describe('filters v2', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob']);
 
   it('POST /api/v2/filters creates a filter and its keywords in the same request; filter_action defaults to warn', async () => {
+    const { users: { alice } } = env();
     const res = await alice.client.post('/api/v2/filters', {
       title: 'Spoilers',
       context: ['home', 'public'],
@@ -42,6 +32,7 @@ describe('filters v2', () => {
   });
 
   it('form-encoded keywords_attributes[][…] entries are read as Rails reads them', async () => {
+    const { users: { alice } } = env();
     const res = await alice.client.post('/api/v2/filters', undefined, {
       raw: {
         type: 'application/x-www-form-urlencoded',
@@ -63,6 +54,7 @@ describe('filters v2', () => {
   });
 
   it('PUT edits, deletes and adds keywords in one request, with one filters-changed event', async () => {
+    const { inst, users: { alice } } = env();
     const filter = await createFilter(alice.client, {
       title: 'Many',
       keywords_attributes: [{ keyword: 'a' }, { keyword: 'b' }, { keyword: 'c' }],
@@ -91,6 +83,7 @@ describe('filters v2', () => {
   });
 
   it('the documented query-string edit removes one keyword and replaces another', async () => {
+    const { users: { alice } } = env();
     const filter = await createFilter(alice.client, { title: 'docs', context: ['public'], keywords_attributes: [{ keyword: 'foo', whole_word: false }, { keyword: 'bar' }] });
     const [foo, bar] = filter.keywords as { id: string }[];
     const res = await alice.client.put(
@@ -101,6 +94,7 @@ describe('filters v2', () => {
   });
 
   it('a keyword id that is not the filter’s is 404 and nothing changes (on create, any id is)', async () => {
+    const { inst, users: { alice } } = env();
     const mine = await createFilter(alice.client, { title: 'mine', keywords_attributes: [{ keyword: 'keep' }] });
     const other = await createFilter(alice.client, { title: 'other', keywords_attributes: [{ keyword: 'theirs' }] });
     const res = await alice.client.put(`/api/v2/filters/${mine.id}`, {
@@ -119,6 +113,7 @@ describe('filters v2', () => {
   });
 
   it('an unknown context, an empty context, a missing title, a blank keyword, a bad action or expiry is 422 and writes nothing', async () => {
+    const { inst, users: { alice } } = env();
     const filters = count(inst, 'filters');
     const keywords = count(inst, 'filter_keywords');
     const cases: [Record<string, unknown>, string][] = [
@@ -148,6 +143,7 @@ describe('filters v2', () => {
   });
 
   it('filter_action takes warn, hide and blur; expires_in sets expires_at', async () => {
+    const { users: { alice } } = env();
     for (const action of ['warn', 'hide', 'blur']) {
       expect((await createFilter(alice.client, { title: action, filter_action: action })).filter_action).toBe(action);
     }
@@ -163,6 +159,7 @@ describe('filters v2', () => {
   });
 
   it('GET and POST /api/v2/filters/:id/keywords; the spec’s POST /api/v2/filters/:filter_id/keywords/:id adds a keyword too', async () => {
+    const { users: { alice } } = env();
     const filter = await createFilter(alice.client, { title: 'kw' });
     const added = await alice.client.post(`/api/v2/filters/${filter.id}/keywords`, { keyword: 'alpha', whole_word: false });
     expect(added.status).toBe(200);
@@ -179,6 +176,7 @@ describe('filters v2', () => {
   });
 
   it('/api/v1/filters/keywords/:id shows, changes and deletes a keyword (also under /api/v2/filters/keywords/:id)', async () => {
+    const { users: { alice } } = env();
     const filter = await createFilter(alice.client, { title: 'kw2', keywords_attributes: [{ keyword: 'one' }, { keyword: 'two' }] });
     const [one, two] = filter.keywords as { id: string }[];
     expect((await alice.client.get(`/api/v1/filters/keywords/${one?.id}`)).body).toEqual({ id: one?.id, keyword: 'one', whole_word: true });
@@ -194,6 +192,7 @@ describe('filters v2', () => {
   });
 
   it('a keyword for someone else’s filter is 404 and nothing is written', async () => {
+    const { inst, users: { alice, bob } } = env();
     const filter = await createFilter(alice.client, { title: 'private', keywords_attributes: [{ keyword: 'secret' }] });
     const keywordId = filter.keywords[0].id as string;
     const keywords = count(inst, 'filter_keywords');
@@ -212,6 +211,7 @@ describe('filters v2', () => {
   });
 
   it('filters target individual posts: POST and GET /api/v2/filters/:id/statuses, GET and DELETE /api/v1/filters/statuses/:id', async () => {
+    const { inst, users: { alice, bob } } = env();
     const status = await post(bob.client, { status: 'a post to hide' });
     const hidden = await post(bob.client, { status: 'only for me', visibility: 'direct' });
     const filter = await createFilter(alice.client, { title: 'posts' });
@@ -245,6 +245,7 @@ describe('filters v2', () => {
   });
 
   it('DELETE /api/v2/filters/:id removes the filter with its keywords', async () => {
+    const { users: { alice } } = env();
     const filter = await createFilter(alice.client, { title: 'gone', keywords_attributes: [{ keyword: 'bye' }] });
     const res = await alice.client.delete(`/api/v2/filters/${filter.id}`);
     expect(res.status).toBe(200);
@@ -254,6 +255,7 @@ describe('filters v2', () => {
   });
 
   it('every change emits exactly one filters-changed event for its owner', async () => {
+    const { inst, users: { alice } } = env();
     const events = countFilterEvents(inst, alice.accountId);
     const filter = await createFilter(alice.client, { title: 'ev', keywords_attributes: [{ keyword: '1' }, { keyword: '2' }, { keyword: '3' }] });
     expect(events.count).toBe(1);
@@ -268,6 +270,7 @@ describe('filters v2', () => {
   });
 
   it('reading needs read:filters and changing needs write:filters', async () => {
+    const { inst, users: { alice } } = env();
     const filter = await createFilter(alice.client, { title: 'scoped', keywords_attributes: [{ keyword: 's' }] });
     const readOnly = alice.client.withToken(inst.tokenFor(alice, 'read:filters'));
     const writeOnly = alice.client.withToken(inst.tokenFor(alice, 'write:filters'));
@@ -290,6 +293,7 @@ describe('filters v2', () => {
   });
 
   it('works with the masto client (masto.v2.filters)', async () => {
+    const { inst, users: { alice } } = env();
     const masto = createRestAPIClient({ url: inst.url, accessToken: alice.token });
     const filter = await masto.v2.filters.create({
       title: 'From masto',

@@ -2,16 +2,11 @@ import { expect } from 'vitest';
 import type { TestClient } from '../helpers/client.js';
 import type { TestInstance } from '../helpers/instance.js';
 
+export { postStatus as post } from '../helpers/fixtures.js';
+
 /** Creates a v2 filter through the API (JSON) and returns the Filter entity (expects 200). */
 export async function createFilter(client: TestClient, params: Record<string, unknown>): Promise<any> {
   const res = await client.post('/api/v2/filters', { context: ['home'], ...params });
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-
-/** Posts a status through the API and returns the Status entity (expects 200). */
-export async function post(client: TestClient, params: Record<string, unknown>): Promise<any> {
-  const res = await client.post('/api/v1/statuses', params);
   expect(res.status, res.text).toBe(200);
   return res.body;
 }

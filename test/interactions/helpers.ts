@@ -1,12 +1,7 @@
 import { expect } from 'vitest';
 import type { TestClient } from '../helpers/client.js';
 
-/** Posts a status through POST /api/v1/statuses and returns the Status entity. */
-export async function post(client: TestClient, params: Record<string, unknown>): Promise<any> {
-  const res = await client.post('/api/v1/statuses', params);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
+export { postStatus as post } from '../helpers/fixtures.js';
 
 /** `follower` follows the account `targetId`. */
 export async function follow(client: TestClient, targetId: string): Promise<void> {

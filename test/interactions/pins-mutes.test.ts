@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
 import { post } from './helpers.js';
 
@@ -83,20 +84,10 @@ describe('pins', () => {
 });
 
 describe('muted conversations', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob']);
 
   it('mutes and unmutes the whole thread for the caller only', async () => {
+    const { users: { alice, bob } } = env();
     const root = await post(alice.client, { status: 'thread root' });
     const reply = await post(bob.client, { status: '@alice a reply', in_reply_to_id: root.id });
     const muted = await alice.client.post(`/api/v1/statuses/${root.id}/mute`);
@@ -114,6 +105,7 @@ describe('muted conversations', () => {
   });
 
   it('answers 404 for invisible statuses and checks scopes', async () => {
+    const { inst, users: { alice, bob } } = env();
     const hidden = await post(alice.client, { status: 'hidden', visibility: 'private' });
     expect((await bob.client.post(`/api/v1/statuses/${hidden.id}/mute`)).status).toBe(404);
     expect((await bob.client.post('/api/v1/statuses/1/unmute')).status).toBe(404);

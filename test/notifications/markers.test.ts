@@ -1,27 +1,18 @@
 import { createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 
 describe('markers', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob']);
 
   it('answers {} before anything is saved, and {} without timeline[]', async () => {
+    const { users: { alice } } = env();
     expect((await alice.client.get('/api/v1/markers?timeline[]=home&timeline[]=notifications')).body).toEqual({});
     expect((await alice.client.get('/api/v1/markers')).body).toEqual({});
   });
 
   it('saves positions (form or JSON), starting at version 0 and counting each change', async () => {
+    const { users: { alice, bob } } = env();
     const first = await alice.client.post('/api/v1/markers', undefined, { form: { 'home[last_read_id]': '1000' } });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ home: { last_read_id: '1000', version: 0, updated_at: expect.stringMatching(/Z$/) } });
@@ -43,6 +34,7 @@ describe('markers', () => {
   });
 
   it('drives markers with masto', async () => {
+    const { inst, users: { bob } } = env();
     const masto = createRestAPIClient({ url: inst.url, accessToken: bob.token });
     const saved = await masto.v1.markers.create({ home: { lastReadId: '42' } });
     expect(saved.home.lastReadId).toBe('42');
@@ -53,6 +45,7 @@ describe('markers', () => {
   });
 
   it('refuses a blank or invalid position and writes nothing', async () => {
+    const { users: { alice } } = env();
     const blank = await alice.client.post('/api/v1/markers', { home: { last_read_id: '' }, notifications: { last_read_id: '999' } });
     expect(blank.status).toBe(422);
     expect(blank.body.error).toMatch(/Last read/);
@@ -65,6 +58,7 @@ describe('markers', () => {
   });
 
   it('checks tokens and scopes: read:statuses to read, write:statuses to save', async () => {
+    const { inst, users: { alice } } = env();
     expect((await inst.anon.get('/api/v1/markers')).status).toBe(401);
     expect((await inst.anon.post('/api/v1/markers', { home: { last_read_id: '1' } })).status).toBe(401);
     const readToken = inst.tokenFor(alice, 'read:statuses');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { useInstance } from '../helpers/fixtures.js';
+import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { OOB, REDIRECT, registerApp, userToken } from './flow.js';
 
 describe('POST /api/v1/apps', () => {
@@ -91,18 +92,10 @@ describe('POST /api/v1/apps', () => {
 });
 
 describe('GET /api/v1/apps/verify_credentials', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice']);
 
   it('answers 401 without a token or with a bad one', async () => {
+    const { inst } = env();
     expect((await inst.anon.get('/api/v1/apps/verify_credentials')).status).toBe(401);
     const bad = await inst.anon.get('/api/v1/apps/verify_credentials', { token: 'nope' });
     expect(bad.status).toBe(401);
@@ -110,6 +103,7 @@ describe('GET /api/v1/apps/verify_credentials', () => {
   });
 
   it('shows the app of an app-only (client_credentials) token, without its secret', async () => {
+    const { inst } = env();
     const app = await registerApp(inst.anon, { name: 'Verifier', scopes: 'read write' });
     const tok = await inst.anon.post('/oauth/token', undefined, {
       form: { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, redirect_uri: REDIRECT, scope: 'write' },
@@ -124,6 +118,7 @@ describe('GET /api/v1/apps/verify_credentials', () => {
   });
 
   it('shows the app of a user token, whatever its scopes', async () => {
+    const { inst, users: { alice } } = env();
     const app = await registerApp(inst.anon, { name: 'User app', scopes: 'profile read' });
     const token = await userToken(inst, app, alice, 'profile');
     const res = await inst.anon.get('/api/v1/apps/verify_credentials', { token: token.access_token });
@@ -132,6 +127,7 @@ describe('GET /api/v1/apps/verify_credentials', () => {
   });
 
   it('answers 404 for a token that belongs to no application', async () => {
+    const { users: { alice } } = env();
     const res = await alice.client.get('/api/v1/apps/verify_credentials');
     expect(res.status).toBe(404);
   });

@@ -1,22 +1,14 @@
 import { createOAuthAPIClient, createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Browser } from '../helpers/browser.js';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { useInstance } from '../helpers/fixtures.js';
 import { authorizeInBrowser, authorizePath, OOB, type RegisteredApp } from './flow.js';
 
 describe('OAuth with the masto client library', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice']);
 
   it('registers an app, exchanges a code, verifies the app and revokes the token', async () => {
+    const { inst, users: { alice } } = env();
     const anonymous = createRestAPIClient({ url: inst.url });
     const app = await anonymous.v1.apps.create({ clientName: 'masto test', redirectUris: OOB, scopes: 'read write' });
     expect(app.name).toBe('masto test');
@@ -52,6 +44,7 @@ describe('OAuth with the masto client library', () => {
   });
 
   it('gets an app token with client_credentials', async () => {
+    const { inst } = env();
     const app = await createRestAPIClient({ url: inst.url }).v1.apps.create({ clientName: 'app only', redirectUris: OOB, scopes: 'read' });
     const token = await createOAuthAPIClient({ url: inst.url }).token.create({
       grantType: 'client_credentials',

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../api/core/oauth/scopes.js';
 import { now, resetClock, setClockTo } from '../../api/util/clock.js';
 import { Browser } from '../helpers/browser.js';
+import { useInstance } from '../helpers/fixtures.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
 import { authorizeInBrowser, authorizePath, codeFromRedirect, exchangeCode, pkcePair, REDIRECT, registerApp, userToken, type RegisteredApp } from './flow.js';
 
@@ -207,18 +208,10 @@ describe('POST /oauth/token and /oauth/revoke', () => {
 });
 
 describe('discovery, userinfo and scopes', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice']);
 
   it('publishes the authorization server metadata', async () => {
+    const { inst } = env();
     const res = await inst.anon.get('/.well-known/oauth-authorization-server');
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -240,6 +233,7 @@ describe('discovery, userinfo and scopes', () => {
   });
 
   it('answers /oauth/userinfo (GET and POST) for a profile token with OIDC claims', async () => {
+    const { inst, users: { alice } } = env();
     const token = inst.tokenFor(alice, 'profile');
     for (const method of ['GET', 'POST']) {
       const res = await inst.anon.request(method, '/oauth/userinfo', { token });
@@ -257,6 +251,7 @@ describe('discovery, userinfo and scopes', () => {
   });
 
   it('answers /oauth/userinfo with 401 without a token and 403 without the profile scope', async () => {
+    const { inst, users: { alice } } = env();
     expect((await inst.anon.get('/oauth/userinfo')).status).toBe(401);
     const res = await inst.anon.get('/oauth/userinfo', { token: inst.tokenFor(alice, 'read:statuses write') });
     expect(res.status).toBe(403);
@@ -264,6 +259,7 @@ describe('discovery, userinfo and scopes', () => {
   });
 
   it('refuses a read-only token on every route that needs a write scope (403)', async () => {
+    const { inst, users: { alice } } = env();
     const token = inst.tokenFor(alice, 'read');
     const writeRoutes = inst.app.routes.filter((r) => r.auth !== 'none' && r.scopes.length > 0 && r.scopes.every((s) => s.startsWith('write') || s.startsWith('admin:write')));
     for (const route of writeRoutes) {

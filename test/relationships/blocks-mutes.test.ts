@@ -1,25 +1,13 @@
 import { createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 import { act, count, eventually, ids, linkPath, post, relationship, seedRemoteAccount } from './helpers.js';
 
 describe('blocks, mutes and domain blocks', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-  let carol: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-    carol = await inst.createUser('carol');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob', 'carol']);
 
   it('a block removes follows and follow requests both ways, and unblock lifts it', async () => {
+    const { inst, users: { alice, bob, carol } } = env();
     await act(alice, 'follow', bob.accountId);
     await act(bob, 'follow', alice.accountId);
     const locked = await inst.createUser('lockedlou');
@@ -59,6 +47,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('blocking clears the notifications the blocker got from the blocked account', async () => {
+    const { users: { bob, carol } } = env();
     const status = await post(carol, 'notice me');
     expect((await bob.client.post(`/api/v1/statuses/${status.id}/favourite`)).status).toBe(200);
     expect((await carol.client.get('/api/v1/notifications')).body.map((n: any) => n.account.id)).toContain(bob.accountId);
@@ -68,6 +57,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('lists blocked accounts, newest first, paged with Link headers', async () => {
+    const { inst } = env();
     const [d1, d2, d3] = [await inst.createUser('blk1'), await inst.createUser('blk2'), await inst.createUser('blk3')];
     const dana = await inst.createUser('dana');
     for (const u of [d1, d2, d3]) await act(dana, 'block', u!.accountId);
@@ -81,6 +71,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('Mute: hide_notifications (notifications, default true) and duration on muting', async () => {
+    const { inst, users: { alice } } = env();
     const erin = await inst.createUser('erin');
     const muted = await act(erin, 'mute', alice.accountId);
     expect(muted).toMatchObject({ muting: true, muting_notifications: true, muting_expires_at: null });
@@ -105,6 +96,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('a timed mute expires on time: ignored once its end passes, then removed by the scheduled task', async () => {
+    const { inst, users: { alice } } = env();
     const fay = await inst.createUser('fay');
     const status = await post(alice, 'still here');
     const mine = await post(fay, 'like this');
@@ -128,6 +120,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('the home feed also leaves out statuses that mention an account the viewer blocks or mutes (the public timeline does not)', async () => {
+    const { inst } = env();
     const kim = await inst.createUser('kim');
     const lou = await inst.createUser('lou');
     const max = await inst.createUser('max');
@@ -146,6 +139,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('lists mutes paged with Link headers, leaving expired ones out', async () => {
+    const { inst, users: { alice, bob, carol } } = env();
     const gus = await inst.createUser('gus');
     await act(gus, 'mute', alice.accountId);
     await act(gus, 'mute', bob.accountId);
@@ -159,6 +153,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('blocks and unblocks domains: strings, normalized, paged, and the domain\'s followers removed', async () => {
+    const { inst } = env();
     const hana = await inst.createUser('hana');
     const remote = seedRemoteAccount(inst, 'far', 'faraway.example');
     inst.deps.db
@@ -199,6 +194,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('Following, muting or blocking removes a suggestion; blocking on both sides, muting not on the target\'s side', async () => {
+    const { inst } = env();
     const [p, q, r] = [await inst.createUser('sugp'), await inst.createUser('sugq'), await inst.createUser('sugr')];
     const seed = (from: string, to: string) =>
       inst.deps.db
@@ -216,6 +212,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('refuses bad input and writes nothing', async () => {
+    const { inst, users: { alice } } = env();
     const ivy = await inst.createUser('ivy');
     const writes = () =>
       count(inst, 'blocks', 'account_id = @a', { a: ivy.accountId }) +
@@ -251,6 +248,7 @@ describe('blocks, mutes and domain blocks', () => {
   });
 
   it('checks tokens and scopes (read:blocks/write:blocks, read:mutes/write:mutes, follow covers them)', async () => {
+    const { inst, users: { alice } } = env();
     const jo = await inst.createUser('jo');
     const token = (scopes: string) => inst.tokenFor(jo, scopes);
     const cases: [string, 'get' | 'post' | 'delete', string, string, string][] = [

@@ -3,6 +3,8 @@ import { newId } from '../../api/util/ids.js';
 import type { TestClient } from '../helpers/client.js';
 import type { TestInstance, TestUser } from '../helpers/instance.js';
 
+export { seedRemoteAccount } from '../helpers/fixtures.js';
+
 /** Posts a status through POST /api/v1/statuses and returns the Status entity (expects 200). */
 export async function post(user: TestUser, params: Record<string, unknown> | string): Promise<{ id: string; [k: string]: any }> {
   const res = await user.client.post('/api/v1/statuses', typeof params === 'string' ? { status: params } : params);
@@ -42,19 +44,6 @@ export function linkPath(link: string | null, rel: 'next' | 'prev'): string {
 /** Counts rows of a table matching a condition (for "nothing was written" checks). */
 export function count(inst: TestInstance, table: string, where = '1', params: Record<string, string | number> = {}): number {
   return inst.deps.db.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(params)?.n ?? 0;
-}
-
-/** Seeds a known remote account (federation will create these; tests put the row directly). */
-export function seedRemoteAccount(inst: TestInstance, username: string, domain: string): string {
-  const id = newId();
-  const at = Date.now();
-  inst.deps.db
-    .query(
-      `INSERT INTO accounts (id, username, domain, uri, url, created_at, updated_at)
-       VALUES (@id, @username, @domain, @uri, @url, @at, @at)`,
-    )
-    .run({ id, username, domain, uri: `https://${domain}/users/${username}`, url: `https://${domain}/@${username}`, at });
-  return id;
 }
 
 /**

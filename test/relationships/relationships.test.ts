@@ -1,25 +1,13 @@
 import { createRestAPIClient } from 'masto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 import { act, count, ids, linkPath, post, relationship, seedRemoteAccount } from './helpers.js';
 
 describe('relationships, notes and endorsements', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-  let carol: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-    carol = await inst.createUser('carol');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob', 'carol']);
 
   it('Relationship following: when following, carries reblogs (following stays a JSON boolean; reblogs is showing_reblogs)', async () => {
+    const { inst, users: { alice, bob, carol } } = env();
     // The spec's row describes `following` as "false, or an object carrying reblogs"; Mastodon's
     // docs, its OpenAPI description and typed clients decode a boolean, so the reblogs choice
     // travels as `showing_reblogs` while `following` stays true/false.
@@ -41,6 +29,7 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('A flag for being notified when a followed account posts exists in the relationship (notifying)', async () => {
+    const { users: { alice, carol } } = env();
     expect((await act(carol, 'follow', alice.accountId, { notify: true })).notifying).toBe(true);
     await post(alice, 'ring the bell');
     const types = (await carol.client.get('/api/v1/notifications')).body.map((n: any) => n.type);
@@ -49,6 +38,7 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('Relationship requested_by: true when the other account has requested to follow', async () => {
+    const { inst, users: { carol } } = env();
     const locked = await inst.createUser('lockedlo');
     await locked.client.patch('/api/v1/accounts/update_credentials', { locked: true });
     await act(carol, 'follow', locked.accountId);
@@ -57,12 +47,14 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('Relationship muting_notifications: true when a mute also hides the muted account\'s notifications', async () => {
+    const { users: { bob, carol } } = env();
     expect(await act(bob, 'mute', carol.accountId)).toMatchObject({ muting: true, muting_notifications: true });
     expect(await act(bob, 'mute', carol.accountId, { notifications: false })).toMatchObject({ muting: true, muting_notifications: false });
     expect(await act(bob, 'unmute', carol.accountId)).toMatchObject({ muting: false, muting_notifications: false });
   });
 
   it('Notifications from a muted account are omitted when the mute hides notifications', async () => {
+    const { inst } = env();
     const dan = await inst.createUser('dan');
     const eve = await inst.createUser('eve');
     const status = await post(dan, 'favourite me');
@@ -88,6 +80,7 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('Relationship note: the current user\'s private note on the account', async () => {
+    const { inst, users: { alice, bob, carol } } = env();
     const rel = await act(alice, 'note', carol.accountId, { comment: 'met at the café' });
     expect(rel.note).toBe('met at the café');
     expect((await relationship(alice, carol.accountId)).note).toBe('met at the café');
@@ -108,6 +101,7 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('answers every Relationship field, no null entries, duplicates merged, with_suspended', async () => {
+    const { inst, users: { alice, bob, carol } } = env();
     const frank = await inst.createUser('frank');
     const gone = await inst.createUser('gone');
     const remote = seedRemoteAccount(inst, 'rem', 'remote.example');
@@ -156,6 +150,7 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('endorses only accounts you follow (pin/unpin and endorse/unendorse), listed on the profile and in /api/v1/endorsements', async () => {
+    const { inst } = env();
     const gina = await inst.createUser('gina');
     const [p1, p2, p3] = [await inst.createUser('pal1'), await inst.createUser('pal2'), await inst.createUser('pal3')];
     const refused = await gina.client.post(`/api/v1/accounts/${p1!.accountId}/pin`);
@@ -189,6 +184,7 @@ describe('relationships, notes and endorsements', () => {
   });
 
   it('checks tokens and scopes of notes and endorsements', async () => {
+    const { inst, users: { alice, bob } } = env();
     const cases: [string, string, string, string][] = [
       ['POST', `/api/v1/accounts/${bob.accountId}/note`, 'write:accounts', 'read:accounts'],
       ['POST', `/api/v1/accounts/${bob.accountId}/unpin`, 'write:accounts', 'write:follows'],

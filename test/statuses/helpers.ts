@@ -3,12 +3,7 @@ import type { TestClient } from '../helpers/client.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { newId } from '../../api/util/ids.js';
 
-/** Posts a status through POST /api/v1/statuses and returns the Status entity (expects 200). */
-export async function post(client: TestClient, params: Record<string, unknown>, headers?: Record<string, string>): Promise<any> {
-  const res = await client.post('/api/v1/statuses', params, headers ? { headers } : {});
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
+export { postStatus as post, seedRemoteAccount } from '../helpers/fixtures.js';
 
 /** `client` follows the account `targetId` through the API. */
 export async function follow(client: TestClient, targetId: string): Promise<void> {
@@ -43,19 +38,6 @@ export function seedMedia(
       processing: options.processing ?? 'done',
       at,
     });
-  return id;
-}
-
-/** Seeds a known remote account (federation will create these; tests put the row directly). */
-export function seedRemoteAccount(inst: TestInstance, username: string, domain: string, actorType: 'Person' | 'Group' = 'Person'): string {
-  const id = newId();
-  const at = Date.now();
-  inst.deps.db
-    .query(
-      `INSERT INTO accounts (id, username, domain, uri, url, actor_type, created_at, updated_at)
-       VALUES (@id, @username, @domain, @uri, @url, @actor_type, @at, @at)`,
-    )
-    .run({ id, username, domain, uri: `https://${domain}/users/${username}`, url: `https://${domain}/@${username}`, actor_type: actorType, at });
   return id;
 }
 

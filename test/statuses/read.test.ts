@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useInstance } from '../helpers/fixtures.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
 import { follow, post } from './helpers.js';
 
@@ -91,22 +92,10 @@ describe('reading statuses', () => {
 });
 
 describe('GET /api/v1/statuses/:id/context', () => {
-  let inst: TestInstance;
-  let alice: TestUser;
-  let bob: TestUser;
-  let carol: TestUser;
-
-  beforeAll(async () => {
-    inst = await startInstance();
-    alice = await inst.createUser('alice');
-    bob = await inst.createUser('bob');
-    carol = await inst.createUser('carol');
-  });
-  afterAll(async () => {
-    await inst.close();
-  });
+  const env = useInstance(['alice', 'bob', 'carol']);
 
   it('gives ancestors root first and descendants depth-first, filtered by visibility', async () => {
+    const { inst, users: { alice, bob, carol } } = env();
     const root = await post(alice.client, { status: 'root' });
     const a = await post(bob.client, { status: 'a', in_reply_to_id: root.id });
     const b = await post(carol.client, { status: 'b', in_reply_to_id: root.id });
@@ -130,6 +119,7 @@ describe('GET /api/v1/statuses/:id/context', () => {
   });
 
   it('has no small limit: a thread of 70 replies comes whole, even anonymously', async () => {
+    const { inst, users: { alice, bob } } = env();
     const root = await post(alice.client, { status: 'long thread' });
     let parent = root.id as string;
     const ids: string[] = [];

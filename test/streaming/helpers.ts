@@ -6,6 +6,8 @@ import type { TestClient } from '../helpers/client.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { validateResponse } from '../helpers/openapi.js';
 
+export { postStatus as post, seedRemoteAccount } from '../helpers/fixtures.js';
+
 /** One message of a WebSocket stream, with its payload parsed (delete ids stay strings). */
 export interface StreamEvent {
   stream: string[];
@@ -330,27 +332,10 @@ export function settle(ms = 150): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Posts a status through POST /api/v1/statuses (expects 200) and returns the entity. */
-export async function post(client: TestClient, params: Record<string, unknown>): Promise<any> {
-  const res = await client.post('/api/v1/statuses', params);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-
 /** `client` follows `targetId` through the API (expects 200). */
 export async function follow(client: TestClient, targetId: string, options: Record<string, unknown> = {}): Promise<void> {
   const res = await client.post(`/api/v1/accounts/${targetId}/follow`, options);
   expect(res.status, res.text).toBe(200);
-}
-
-/** Seeds a known remote account (federation creates these; the remote server cannot run here). */
-export function seedRemoteAccount(inst: TestInstance, username: string, domain: string): string {
-  const id = newId();
-  const at = Date.now();
-  inst.deps.db
-    .query(`INSERT INTO accounts (id, username, domain, uri, url, created_at, updated_at) VALUES (@id, @username, @domain, @uri, @url, @at, @at)`)
-    .run({ id, username, domain, uri: `https://${domain}/users/${username}`, url: `https://${domain}/@${username}`, at });
-  return id;
 }
 
 /**

@@ -3,6 +3,8 @@ import { newId } from '../../api/util/ids.js';
 import type { TestClient } from '../helpers/client.js';
 import type { TestInstance } from '../helpers/instance.js';
 
+export { seedRemoteAccount } from '../helpers/fixtures.js';
+
 /** Posts a status through the API and returns its id (expects 200). */
 export async function post(client: TestClient, status: string, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await client.post('/api/v1/statuses', { status, ...extra });
@@ -55,19 +57,6 @@ export async function suggestionsV2(client: TestClient, query = ''): Promise<{ i
     source: s.source,
     sources: s.sources,
   }));
-}
-
-/** Seeds a known remote account (federation will create these; tests put the row directly). */
-export function seedRemoteAccount(inst: TestInstance, username: string, domain: string): string {
-  const id = newId();
-  const at = Date.now();
-  inst.deps.db
-    .query(
-      `INSERT INTO accounts (id, username, domain, uri, url, created_at, updated_at)
-       VALUES (@id, @username, @domain, @uri, @url, @at, @at)`,
-    )
-    .run({ id, username, domain, uri: `https://${domain}/users/${username}`, url: `https://${domain}/@${username}`, at });
-  return id;
 }
 
 /** Seeds a public remote status (as the inbox will store it) and returns its id. */

@@ -3,12 +3,7 @@ import { newId } from '../../api/util/ids.js';
 import type { TestClient } from '../helpers/client.js';
 import type { TestInstance } from '../helpers/instance.js';
 
-/** Posts a status through POST /api/v1/statuses and returns the Status entity (expects 200). */
-export async function post(client: TestClient, params: Record<string, unknown>): Promise<any> {
-  const res = await client.post('/api/v1/statuses', params);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
+export { postStatus as post, seedRemoteAccount } from '../helpers/fixtures.js';
 
 /** `client` follows `targetId` (optionally with options) through the API. */
 export async function follow(client: TestClient, targetId: string, options: Record<string, unknown> = {}): Promise<void> {
@@ -27,19 +22,6 @@ export async function ids(client: TestClient, path: string, status = 200): Promi
   const res = await client.get(path);
   expect(res.status, res.text).toBe(status);
   return (res.body as { id: string }[]).map((s) => s.id);
-}
-
-/** Seeds a known remote account (federation will create these; tests put the row directly). */
-export function seedRemoteAccount(inst: TestInstance, username: string, domain: string): string {
-  const id = newId();
-  const at = Date.now();
-  inst.deps.db
-    .query(
-      `INSERT INTO accounts (id, username, domain, uri, url, created_at, updated_at)
-       VALUES (@id, @username, @domain, @uri, @url, @at, @at)`,
-    )
-    .run({ id, username, domain, uri: `https://${domain}/users/${username}`, url: `https://${domain}/@${username}`, at });
-  return id;
 }
 
 /**

@@ -3,8 +3,9 @@ import { findAccountById, parseProfileFields, updateAccount, type AccountRow, ty
 import type { UserRow } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
 import { ApiError, notFound } from '../../util/errors.js';
-import { formatFieldValue, formatPlainText } from '../../util/text-format.js';
+import { formatBioHtml, formatFieldHtml } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
+import { textLinks } from '../statuses/text.js';
 import { acceptPendingRequestsOnUnlock } from '../relationships/follow-requests.js';
 import { PROFILE_LIMITS } from '../instance/limits.js';
 import { isLanguageCode } from './languages.js';
@@ -92,7 +93,7 @@ function fieldsWithVerification(input: NonNullable<CredentialsChange['fields']>,
     .map((f) => {
       // A verification stays valid while the value it verified is unchanged.
       const before = previous.find((p) => (p.value_source ?? p.value) === f.value && p.verified_at);
-      return { name: f.name, value: formatFieldValue(f.value), value_source: f.value, verified_at: before?.verified_at ?? null };
+      return { name: f.name, value: formatFieldHtml(f.value), value_source: f.value, verified_at: before?.verified_at ?? null };
     });
 }
 
@@ -116,7 +117,8 @@ export function updateCredentials(deps: Deps, user: UserRow, change: Credentials
   if (change.note !== undefined) {
     if (length(change.note) > NOTE_MAX) problems.add('note', 'Note', 'ERR_TOO_LONG', `is too long (maximum is ${NOTE_MAX} characters)`);
     update.note_source = change.note;
-    update.note = formatPlainText(change.note);
+    // Mentions of known accounts and hashtags are linked, as Mastodon links them in bios.
+    update.note = formatBioHtml(change.note, textLinks(deps));
   }
   if (change.locked !== undefined) update.locked = change.locked ? 1 : 0;
   if (change.bot !== undefined) {

@@ -1,11 +1,9 @@
 import { findAccountById, findAccountByUri } from '../../db/repos/accounts.js';
-import { findAccountIdByHandle, searchAccountIds, searchStatusIds, searchTags, tagDailyUses } from '../../db/repos/search.js';
+import { findAccountIdByHandle, searchAccountIds, searchStatusIds, searchTags } from '../../db/repos/search.js';
 import { findStatusById, findStatusByUri } from '../../db/repos/statuses.js';
 import { toMastodonAccount, type MastodonAccount } from '../../serializers/account.js';
 import type { MastodonStatus } from '../../serializers/status.js';
-import { toMastodonTag, type MastodonTag, type MastodonTagHistory } from '../../serializers/tag.js';
-import { now } from '../../util/clock.js';
-import { minIdAtTime } from '../../util/ids.js';
+import { toMastodonTag, type MastodonTag } from '../../serializers/tag.js';
 import { normalizeTagName } from '../../util/text/index.js';
 import type { Uris } from '../../util/uris.js';
 import { loadAccountViews } from '../accounts/views.js';
@@ -13,6 +11,7 @@ import type { Deps } from '../deps.js';
 import { excluding } from '../relationships/exclusions.js';
 import { presentStatuses } from '../statuses/views.js';
 import { canViewStatus, statusVisibilitySql } from '../statuses/visibility.js';
+import { tagHistories } from '../tags/tags.js';
 import { excludeExpression, matchExpression, parseStatusQuery } from './query.js';
 
 /** GET /api/v2/search parameters, validated by the HTTP layer. */
@@ -36,9 +35,6 @@ export interface SearchResults {
   statuses: MastodonStatus[];
   hashtags: MastodonTag[];
 }
-
-const DAY = 86_400_000;
-const HISTORY_DAYS = 7;
 
 /**
  * Searches accounts, statuses and hashtags as Mastodon's SearchService does:
@@ -149,30 +145,12 @@ function searchStatuses(deps: Deps, viewerId: string, query: string, p: SearchPa
   return presentStatuses(deps, ids, viewerId);
 }
 
-/** The last seven days of use of each tag, newest day first, as Mastodon's Tag history. */
-function histories(deps: Deps, tagIds: readonly string[]): Map<string, MastodonTagHistory[]> {
-  const today = Math.floor(now() / DAY);
-  const since = minIdAtTime((today - (HISTORY_DAYS - 1)) * DAY);
-  const uses = tagDailyUses(deps.db, tagIds, since);
-  const out = new Map<string, MastodonTagHistory[]>();
-  for (const id of tagIds) {
-    const days = uses.get(id);
-    const list: MastodonTagHistory[] = [];
-    for (let d = today; d > today - HISTORY_DAYS; d--) {
-      const u = days?.get(d);
-      list.push({ day: String((d * DAY) / 1000), uses: String(u?.uses ?? 0), accounts: String(u?.accounts ?? 0) });
-    }
-    out.set(id, list);
-  }
-  return out;
-}
-
 function searchHashtags(deps: Deps, viewerId: string | null, query: string, excludeUnreviewed: boolean, limit: number, offset: number): MastodonTag[] {
   const name = normalizeTagName(query.replace(/^#/, '').trim());
   if (name === '') return [];
   // Nothing is reviewed here: excluding unreviewed tags leaves the exact match only.
   const rows = searchTags(deps.db, name, excludeUnreviewed, limit, offset);
-  const history = histories(deps, rows.map((r) => r.id));
+  const history = tagHistories(deps, rows.map((r) => r.id));
   // Followed and featured tags arrive with later issues: a signed-in viewer sees false for both.
   const viewerFields = viewerId === null ? {} : { following: false, featuring: false };
   return rows.map((row) => toMastodonTag(row, deps.uris, { history: history.get(row.id) ?? [], ...viewerFields }));

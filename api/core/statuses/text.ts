@@ -2,7 +2,7 @@ import { findAccountByHandle, type AccountRow } from '../../db/repos/accounts.js
 import { upsertMention, silenceMentions, findMentionsByStatusIds } from '../../db/repos/mentions.js';
 import { findTagByNormalizedName, insertTag, setStatusTags, touchTag } from '../../db/repos/tags.js';
 import { newId } from '../../util/ids.js';
-import { extractEntities, formatStatusHtml, normalizeTagName } from '../../util/text/index.js';
+import { extractEntities, formatStatusHtml, normalizeTagName, type FormatLinks } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
 
 /** A status text, rendered, with the accounts it mentions and the hashtags it uses. */
@@ -34,6 +34,25 @@ export function resolveMention(deps: Deps, username: string, domain: string | nu
   return account;
 }
 
+/**
+ * How a local text (status or bio) links mentions and hashtags: mentions of known accounts go to
+ * their profile page (found by `lookup`, by default `resolveMention`), hashtags to the tag page.
+ */
+export function textLinks(
+  deps: Deps,
+  lookup: (username: string, domain: string | null) => AccountRow | null = (username, domain) => resolveMention(deps, username, domain),
+): FormatLinks {
+  return {
+    mention: (username, domain) => {
+      const account = lookup(username, domain);
+      if (!account) return null;
+      const url = account.domain === null ? deps.uris.accountUrl(account.username) : (account.url ?? account.uri ?? deps.uris.accountUrl(account.username));
+      return { url, username: account.username };
+    },
+    tag: (name) => deps.uris.tagUrl(name),
+  };
+}
+
 /** Reads a status text: its HTML, the known accounts it mentions and its hashtags. Writes nothing. */
 export function processStatusText(deps: Deps, text: string): ProcessedText {
   const entities = extractEntities(text);
@@ -54,19 +73,7 @@ export function processStatusText(deps: Deps, text: string): ProcessedText {
       if (!tags.has(key)) tags.set(key, e.name);
     }
   }
-  const html = formatStatusHtml(
-    text,
-    {
-      mention: (username, domain) => {
-        const account = lookup(username, domain);
-        if (!account) return null;
-        const url = account.domain === null ? deps.uris.accountUrl(account.username) : (account.url ?? account.uri ?? deps.uris.accountUrl(account.username));
-        return { url, username: account.username };
-      },
-      tag: (name) => deps.uris.tagUrl(name),
-    },
-    entities,
-  );
+  const html = formatStatusHtml(text, textLinks(deps, lookup), entities);
   return { html, mentioned: [...mentioned.values()], tagNames: [...tags.values()] };
 }
 
