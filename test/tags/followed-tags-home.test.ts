@@ -3,11 +3,10 @@ import { startInstance, type TestInstance, type TestUser } from '../helpers/inst
 import { post } from '../suggestions/helpers.js';
 
 /**
- * Statuses with a followed tag reach the home feed. The home fan-out belongs to the timelines
- * work (api/core/timelines/), which calls `followersOfTags` from api/core/tags/tags.ts; until that
- * call is wired this block is skipped. Remove `.skip` when it is.
+ * Statuses with a followed tag reach the home feed: the home fan-out (api/core/timelines/) calls
+ * `followersOfTags` from api/core/tags/tags.ts.
  */
-describe.skip('followed tags in the home feed', () => {
+describe('followed tags in the home feed', () => {
   let inst: TestInstance;
   let alice: TestUser;
   let bob: TestUser;
