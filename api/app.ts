@@ -1,19 +1,28 @@
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
 import type { Config } from './config.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
+import { startScheduler, type Scheduler } from './core/jobs/scheduler.js';
+import { installLists } from './core/lists/install.js';
+import { installMedia } from './core/media/install.js';
+import { installNotifications } from './core/notifications/listeners.js';
+import { installSuggestions } from './core/suggestions/install.js';
+import { installTimelines } from './core/timelines/install.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
+import type { HearthFederation } from './federation/index.js';
 import { registerAll } from './http/index.js';
 import { bodyParsers } from './http/middleware/body.js';
 import { cors } from './http/middleware/cors.js';
 import { errorHandler, notFoundHandler } from './http/middleware/errors.js';
 import { hostAllowList, hostName } from './http/middleware/host.js';
 import { Routes, type RouteInfo } from './http/routes.js';
+import { installStreaming, streamingHttp } from './streaming/index.js';
+import { http } from './util/node-http.js';
 import { createUris, type Uris } from './util/uris.js';
 
 /** A composed instance: database, core dependencies and the HTTP server, not yet listening. */
@@ -26,6 +35,8 @@ export interface HearthApp {
   listen(): Promise<string>;
   /** The HTTP server, once listening. */
   readonly server: Server | null;
+  /** Federation (Fedify), when the instance has a public origin. */
+  readonly federation: HearthFederation | null;
   /** Stops the server and closes the database. */
   close(): Promise<void>;
 }
@@ -59,6 +70,11 @@ export async function createApp(config: Config): Promise<HearthApp> {
       return uris;
     },
   };
+  installNotifications(deps);
+  installTimelines(deps);
+  installMedia(deps);
+  installLists(deps);
+  installSuggestions(deps);
 
   const app = express();
   app.disable('x-powered-by');
@@ -68,24 +84,32 @@ export async function createApp(config: Config): Promise<HearthApp> {
   if (config.origin) allowedHosts.push(new URL(config.origin).hostname.toLowerCase());
   app.use(hostAllowList(() => allowedHosts));
   app.use(cors);
+  // Federation only with a public origin; mounted before the body parsers (inbox bodies are read raw).
+  // Loaded only then: Fedify and its dependencies take tens of MiB that a local-only instance never uses.
+  const federation: HearthFederation | null = config.origin ? (await import('./federation/index.js')).createHearthFederation(deps, config.origin) : null;
+  if (federation) app.use(...federation.middleware);
   app.use(bodyParsers(config.maxBodyBytes));
   const routes = new Routes(deps);
   await registerAll(routes);
+  app.use(streamingHttp(deps));
   app.use(routes.router);
   app.use(notFoundHandler);
   app.use(errorHandler);
 
   let server: Server | null = null;
+  let scheduler: Scheduler | null = null;
+  let stopStreaming: (() => void) | null = null;
   return {
     deps,
     express: app,
+    federation,
     routes: routes.table,
     get server() {
       return server;
     },
     listen() {
       return new Promise((resolve, reject) => {
-        const s = createServer(app);
+        const s = http.createServer(app);
         s.keepAliveTimeout = 65_000;
         s.once('error', reject);
         s.listen(config.port, config.bind, () => {
@@ -95,6 +119,10 @@ export async function createApp(config: Config): Promise<HearthApp> {
           // Local-only instances publish their local address; it is only known now when port 0 was asked.
           if (!config.origin) uris = createUris(local);
           server = s;
+          stopStreaming = installStreaming(deps, s);
+          // Timed work (scheduled statuses, poll expiry) starts once the instance serves.
+          scheduler ??= startScheduler(deps);
+          federation?.start();
           resolve(local);
         });
       });
@@ -103,9 +131,15 @@ export async function createApp(config: Config): Promise<HearthApp> {
       if (server) {
         const s = server;
         server = null;
+        // Upgraded WebSocket sockets are not HTTP connections any more: streaming ends them.
+        stopStreaming?.();
+        stopStreaming = null;
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
+      await scheduler?.stop();
+      await federation?.stop();
+      scheduler = null;
       db.close();
     },
   };

@@ -1,6 +1,6 @@
 // `npm run bench`: runs each benchmark suite in turn and prints its figures. Never part of npm test.
 // BENCH_ONLY=foundation,timeline runs a subset.
-const suites = ['foundation'];
+const suites = ['foundation', 'timeline', 'streaming', 'media'];
 const only = process.env.BENCH_ONLY?.split(',');
 for (const name of suites) {
   if (only && !only.includes(name)) continue;

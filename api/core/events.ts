@@ -19,6 +19,9 @@ export interface EventMap {
   'pin.created': { statusId: string; accountId: string };
   'pin.deleted': { statusId: string; accountId: string };
   'poll.ended': { pollId: string; statusId: string };
+  'poll.voted': { pollId: string; statusId: string; accountId: string; choices: number[] };
+  /** A local poll's tallies changed through a remote vote (federation sends the new counts). */
+  'poll.tallied': { pollId: string; statusId: string; voterAccountId: string };
   /** `fromRequest`: the follow came from an authorized request (no new follow notification then). */
   'follow.created': { followId: string; accountId: string; targetAccountId: string; fromRequest?: boolean };
   'follow.deleted': { followId: string; accountId: string; targetAccountId: string };

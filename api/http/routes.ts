@@ -1,5 +1,6 @@
-import { Router, type Request, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Deps } from '../core/deps.js';
+import { openCommitGroup } from '../core/durability.js';
 import type { AuthContext } from '../core/oauth/tokens.js';
 import { scopeCovers } from '../core/oauth/scopes.js';
 import type { AccountRow } from '../db/repos/accounts.js';
@@ -7,6 +8,8 @@ import type { UserRow } from '../db/repos/users.js';
 import { ApiError, forbidden, unauthorized } from '../util/errors.js';
 import { requestInput } from './middleware/body.js';
 import { resolveAuth } from './middleware/auth.js';
+import { holdResponse, respond, sendAllowed } from './respond.js';
+import { compilePath, RouteIndex } from './route-index.js';
 
 /**
  * Who may call a route:
@@ -49,24 +52,22 @@ export interface UserCtx extends Ctx {
 
 type Handler<C extends Ctx> = (ctx: C) => unknown;
 
-/** The result of a handler that answers with a status other than 200 or extra headers. */
-export class Reply {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-    readonly headers: Record<string, string> = {},
-  ) {}
-}
+export { JsonText, Reply } from './respond.js';
 
 /**
  * One route table per area: each route declares its method, path, auth mode and scope, and its
  * handler returns the JSON body (or a Reply). The table is kept so tests can walk every route.
+ * `router` is the one Express middleware that dispatches them all (a Map lookup, not a walk
+ * through every route's regular expression).
  */
 export class Routes {
   readonly table: RouteInfo[] = [];
-  readonly router = Router();
+  private readonly index = new RouteIndex<Handler<Ctx>>();
+  readonly router: RequestHandler;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps) {
+    this.router = (req, res, next) => this.dispatch(req, res, next);
+  }
 
   get(path: string, auth: 'user', scopes: readonly string[], handler: Handler<UserCtx>): void;
   get(path: string, auth: Exclude<AuthMode, 'user'>, scopes: readonly string[], handler: Handler<Ctx>): void;
@@ -100,27 +101,87 @@ export class Routes {
 
   private add(method: Method, path: string, auth: AuthMode, scopes: readonly string[], handler: Handler<Ctx>): void {
     this.table.push({ method, path, auth, scopes });
-    const deps = this.deps;
-    this.router[method](path, async (req, res, next) => {
+    this.index.add({ index: this.index.all.length, method, auth, scopes, handler, ...compilePath(path) });
+  }
+
+  private dispatch(req: Request, res: Response, next: NextFunction): void {
+    let found: ReturnType<RouteIndex<Handler<Ctx>>['find']>;
+    try {
+      found = this.index.find(req.method, req.path);
+    } catch (err) {
+      next(err);
+      return;
+    }
+    if (!found) {
       try {
-        const ctx = authorize(deps, req, res, auth, scopes);
-        const result = await handler(ctx);
-        if (res.headersSent) return;
-        if (result instanceof Reply) {
-          for (const [k, v] of Object.entries(result.headers)) res.setHeader(k, v);
-          res.status(result.status);
-          if (result.body === undefined) res.end();
-          else res.json(result.body);
-          return;
-        }
-        res.json(result === undefined ? {} : result);
+        this.index.checkEscapes(req.path);
       } catch (err) {
         next(err);
+        return;
       }
-    });
+      // Express answers OPTIONS itself with the methods the path accepts (CORS preflights of
+      // API paths never get here: the CORS middleware answers them).
+      const allow = req.method === 'OPTIONS' ? this.index.allowed(req.path) : [];
+      if (allow.length === 0) {
+        next();
+        return;
+      }
+      sendAllowed(res, allow);
+      return;
+    }
+    const { entry, params } = found;
+    req.params = params;
+    // A request that may write runs its synchronous part in one commit group (one flush to disk
+    // for the handler's commits and those of the event listeners it sets off), closed before
+    // anything is answered.
+    const group = entry.method === 'get' ? null : openCommitGroup(this.deps);
+    const release = group ? holdResponse(res, group) : null;
+    let result: unknown;
+    try {
+      const ctx = authorize(this.deps, req, res, entry.auth, entry.scopes);
+      result = entry.handler(ctx);
+    } catch (err) {
+      try {
+        group?.();
+      } finally {
+        release?.();
+      }
+      next(err);
+      return;
+    }
+    try {
+      group?.();
+    } catch (err) {
+      // Not durable, so not acknowledged: the error is the answer (a later result is dropped).
+      if (result instanceof Promise) result.catch(() => undefined);
+      next(err);
+      return;
+    } finally {
+      release?.();
+    }
+    // Synchronous handlers answer at once; only a promise waits for a later turn.
+    if (result instanceof Promise) {
+      result.then(
+        (value: unknown) => {
+          try {
+            respond(res, value);
+          } catch (err) {
+            next(err);
+          }
+        },
+        (err: unknown) => next(err),
+      );
+      return;
+    }
+    try {
+      respond(res, result);
+    } catch (err) {
+      next(err);
+    }
   }
 }
 
+/** The handler's context, once the route's auth mode and scopes are satisfied (401/403/422 otherwise). */
 function authorize(deps: Deps, req: Request, res: Response, mode: AuthMode, scopes: readonly string[]): Ctx {
   const base: Ctx = { req, res, deps, auth: null, input: requestInput(req) };
   if (mode === 'none') return base;

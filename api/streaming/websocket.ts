@@ -1,7 +1,8 @@
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Deps } from '../core/deps.js';
+import { http } from '../util/node-http.js';
 import { authenticateStream, hostAllowed, streamingToken, type StreamSessionAuth } from './auth.js';
 import { resolveChannel, StreamError, subscriptionKey, type ChannelParams } from './channels.js';
 import type { Hub, Session, Subscription, Transport } from './hub.js';
@@ -50,7 +51,7 @@ class WebSocketTransport implements Transport {
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ error: message });
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }

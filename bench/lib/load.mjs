@@ -3,18 +3,22 @@
 // load-worker.mjs) so that it does not share an event loop with the server being measured.
 import http from 'node:http';
 
-/** Sends requests to `url` for `durationMs` with `concurrency` clients; returns figures. */
-export async function runLoad({ url, headers = {}, concurrency, durationMs, warmupMs = 500 }) {
+/**
+ * Sends requests to `url` for `durationMs` with `concurrency` clients; returns figures. `method`
+ * and `body` make it send e.g. POSTs; `{n}` in the body is replaced by a running request number.
+ */
+export async function runLoad({ url, headers = {}, concurrency, durationMs, warmupMs = 500, method = 'GET', body = null }) {
   const target = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies = [];
   let errors = 0;
   let recording = false;
+  let sent = 0;
   const one = () =>
     new Promise((resolve) => {
       const start = process.hrtime.bigint();
       const req = http.request(
-        { host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers, agent },
+        { host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, agent },
         (res) => {
           res.on('data', () => {});
           res.on('end', () => {
@@ -30,7 +34,12 @@ export async function runLoad({ url, headers = {}, concurrency, durationMs, warm
         if (recording) errors++;
         resolve();
       });
-      req.end();
+      if (body === null) req.end();
+      else {
+        const payload = Buffer.from(body.replaceAll('{n}', String(sent++)));
+        req.setHeader('content-length', payload.length);
+        req.end(payload);
+      }
     });
   let stop = false;
   const loop = async () => {

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(root, 'bin', 'hearth.js');
+// BENCH_CLI runs another build of the CLI (e.g. a snapshot, to compare before and after a change).
+const cli = process.env.BENCH_CLI ?? join(root, 'bin', 'hearth.js');
 
 /** A fresh data directory for a benchmark run. */
 export function freshDataDir(name) {
@@ -71,3 +72,36 @@ export function stop(child) {
 
 /** Formats a number with fixed decimals. */
 export const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+const median = (values) => {
+  const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
+  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)];
+};
+
+/**
+ * Measures two targets (Hearth and its bare comparison) in alternating short rounds, so that both
+ * see the same load from whatever else runs on the machine; returns the median of each figure.
+ * BENCH_ROUNDS sets the number of rounds per target (default 3), each durationMs / rounds long.
+ */
+export function loadPair(first, second, { concurrency, durationMs }) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const results = [[], []];
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? [0, 1] : [1, 0];
+    for (const i of order) {
+      const target = i === 0 ? first : second;
+      results[i].push(load({ ...target, concurrency, durationMs: Math.max(500, Math.round(durationMs / rounds)), warmupMs: r === 0 ? 500 : 200 }));
+    }
+  }
+  return results.map((rs) => ({
+    rps: median(rs.map((x) => x.rps)),
+    p50: median(rs.map((x) => x.p50)),
+    p99: median(rs.map((x) => x.p99)),
+    errors: rs.reduce((n, x) => n + x.errors, 0),
+  }));
+}
+
+/** The machine's load averages (1, 5, 15 minutes), as `uptime` prints them. */
+export function loadAverage() {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}

@@ -55,4 +55,29 @@ export const KNOWN_SCHEMA_MISTAKES: SchemaFix[] = [
       if (json) json.schema = { type: 'array', items: { $ref: '#/components/schemas/V1Filter' } };
     },
   },
+  {
+    why:
+      'DELETE /api/v1/media/:id refuses attached media with a plain Error ({"error": …}), rendered by the ' +
+      "controller as Mastodon's other media errors are; there is no model validation behind it, so no `details`. " +
+      'The description reuses ValidationError, which requires them.',
+    apply(spec) {
+      const del = (spec.paths['/api/v1/media/{id}'] as { delete?: { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> } })?.delete;
+      const json = del?.responses['422']?.content?.['application/json'];
+      if (json) json.schema = { $ref: '#/components/schemas/Error' };
+    },
+  },
+  {
+    why:
+      "PreviewCard author_url, provider_url and embed_url are '' when the page gives none (Mastodon's columns " +
+      "default to '', and the PreviewCard docs' own Link example shows \"author_url\": \"\"), and so is an author's " +
+      'url in `authors`; the description demands URIs.',
+    apply(spec) {
+      const schemas = spec.components.schemas as Record<string, { properties: Record<string, unknown> }>;
+      const uriOrEmpty = { anyOf: [{ type: 'string', format: 'uri' }, { type: 'string', maxLength: 0 }] };
+      const card = schemas.PreviewCard?.properties;
+      if (card) for (const key of ['author_url', 'provider_url', 'embed_url']) card[key] = { ...uriOrEmpty };
+      const author = schemas.PreviewCardAuthor?.properties;
+      if (author) author.url = { ...uriOrEmpty };
+    },
+  },
 ];

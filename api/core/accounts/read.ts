@@ -5,6 +5,7 @@ import { toMastodonCredentialAccount, unicodeDomain, type AccountView, type Cred
 import { ApiError, notFound } from '../../util/errors.js';
 import { isId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
+import { FreshCache } from '../fresh-cache.js';
 import { getUserSettings } from './settings.js';
 import { loadAccountView, loadAccountViews } from './views.js';
 
@@ -85,10 +86,19 @@ export function credentialExtras(deps: Deps, user: UserRow): CredentialExtras {
   };
 }
 
-/** The signed-in user's CredentialAccount, read fresh from the database (after a change, too). */
+// verify_credentials is what clients poll: kept while the database is unchanged (see FreshCache).
+const credentials = new FreshCache<CredentialAccount | null>(60_000);
+
+/**
+ * The signed-in user's CredentialAccount as the database has it now (after a change, too): the
+ * same frozen entity is served again while nothing was written.
+ */
 export function credentialAccount(deps: Deps, userId: string): CredentialAccount {
-  const user = findUserById(deps.db, userId);
-  const view = user ? loadAccountView(deps, user.account_id) : null;
-  if (!user || !view) throw notFound();
-  return toMastodonCredentialAccount(view, user, credentialExtras(deps, user), deps.uris);
+  const entity = credentials.get(deps, userId, () => {
+    const user = findUserById(deps.db, userId);
+    const view = user ? loadAccountView(deps, user.account_id) : null;
+    return user && view ? toMastodonCredentialAccount(view, user, credentialExtras(deps, user), deps.uris) : null;
+  });
+  if (!entity) throw notFound();
+  return entity;
 }

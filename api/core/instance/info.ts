@@ -4,6 +4,7 @@ import type { InstanceLimits, InstanceView } from '../../serializers/instance.js
 import { HEARTH_VERSION, HOMEPAGE_URL, SOURCE_REPOSITORY_URL, VERSION_STRING } from '../../util/version.js';
 import { loadAccountViews } from '../accounts/views.js';
 import type { Deps } from '../deps.js';
+import { FreshCache } from '../fresh-cache.js';
 import { vapidPublicKey } from '../oauth/vapid.js';
 import { registrationsMessageHtml } from './documents.js';
 import { ACCOUNT_LIMITS, MEDIA_LIMITS, POLL_LIMITS, STATUS_LIMITS, SUPPORTED_MIME_TYPES } from './limits.js';
@@ -73,6 +74,20 @@ export function loadInstanceView(deps: Deps): InstanceView {
     vapidPublicKey: vapidPublicKey(deps),
     rules: listRules(deps),
   };
+}
+
+// Its active-user counts depend on the time: a minute at most.
+const views = new FreshCache<InstanceView>(60_000);
+
+/**
+ * The instance view as `loadInstanceView` loads it, kept while nothing has been written to the
+ * database (settings, rules, emojis, the contact account, users, statuses, remote accounts: any
+ * change, see FreshCache), the public address is the same, and for a minute at most. The same
+ * frozen object is returned while it is valid, so callers may cache what they render from it by
+ * identity.
+ */
+export function currentInstanceView(deps: Deps): InstanceView {
+  return views.get(deps, 'view', () => loadInstanceView(deps));
 }
 
 /** The instance's own custom emojis that are enabled, by shortcode. */

@@ -1,4 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
+import type { Db } from '../../db/connection.js';
+import { changeStamp, type ChangeStamp } from '../../db/repos/changes.js';
 import { findAccountById, type AccountRow } from '../../db/repos/accounts.js';
 import { findTokenByHash, insertToken, touchToken, type TokenRow } from '../../db/repos/tokens.js';
 import { findUserById, type UserRow } from '../../db/repos/users.js';
@@ -19,7 +21,7 @@ export interface AuthContext {
 
 /** SHA-256 of a secret, hex; tokens, codes and sessions are stored only as this. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** A new random secret (token, code, client id), URL-safe. */
@@ -58,13 +60,73 @@ export function issueToken(
   return { row, accessToken, refreshToken };
 }
 
+/** How often a token's last_used_at is written, at most. */
+const TOUCH_INTERVAL_MS = 60_000;
+/** Bounds of the authentication cache: entries kept, and how long one is trusted at most. */
+const CACHE_ENTRIES = 500;
+const CACHE_TTL_MS = 60_000;
+
+interface CachedAuth {
+  auth: AuthContext;
+  cachedAt: number;
+}
+
+/** Per-database authentication cache: valid while nothing at all was written (see ChangeStamp). */
+interface AuthCache {
+  stamp: ChangeStamp;
+  entries: Map<string, CachedAuth>;
+  /** When each token's last_used_at was last written (or read as recent), by token id. */
+  touched: Map<string, number>;
+}
+
+const caches = new WeakMap<Db, AuthCache>();
+
+/**
+ * The cache of a database, emptied first if anything was written since it was filled: a revoked
+ * token, a disabled, suspended or unapproved user, a changed role, profile, setting or counter,
+ * by this process or another (the CLI), so a cached caller is always exactly what the database
+ * says now.
+ */
+function authCache(db: Db): AuthCache {
+  const stamp = changeStamp(db);
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = { stamp, entries: new Map(), touched: new Map() };
+    caches.set(db, cache);
+  } else if (cache.stamp !== stamp) {
+    cache.stamp = stamp;
+    cache.entries.clear();
+  }
+  return cache;
+}
+
 /**
  * Resolves a bearer token to its caller, or null when the token is unknown, revoked or expired,
  * or belongs to a user who may not use the API (disabled, or an account that is suspended).
+ * Callers are cached by token hash for as long as the database has not changed (and a minute at
+ * most); expiry is checked on every call.
  */
 export function authenticate(deps: Deps, accessToken: string): AuthContext | null {
-  const token = findTokenByHash(deps.db, hashSecret(accessToken));
+  const tokenHash = hashSecret(accessToken);
   const at = now();
+  const cache = authCache(deps.db);
+  const hit = cache.entries.get(tokenHash);
+  let auth: AuthContext | null;
+  if (hit && at - hit.cachedAt < CACHE_TTL_MS && at >= hit.cachedAt) {
+    auth = hit.auth;
+    if (auth.token.expires_at !== null && auth.token.expires_at <= at) return null;
+  } else {
+    auth = loadAuth(deps, tokenHash, at);
+    if (!auth) return null;
+    if (cache.entries.size >= CACHE_ENTRIES) cache.entries.clear();
+    cache.entries.set(tokenHash, { auth, cachedAt: at });
+  }
+  touch(deps, cache, auth.token, at);
+  return auth;
+}
+
+function loadAuth(deps: Deps, tokenHash: string, at: number): AuthContext | null {
+  const token = findTokenByHash(deps.db, tokenHash);
   if (!token || token.revoked_at !== null || (token.expires_at !== null && token.expires_at <= at)) return null;
   let user: UserRow | null = null;
   let account: AccountRow | null = null;
@@ -74,6 +136,19 @@ export function authenticate(deps: Deps, accessToken: string): AuthContext | nul
     account = findAccountById(deps.db, user.account_id) ?? null;
     if (!account || account.suspended_at !== null) return null;
   }
-  touchToken(deps.db, token.id, at);
   return { token, scopes: new Set(parseScopes(token.scopes)), applicationId: token.application_id, user, account };
+}
+
+/**
+ * Records the token's use at most once a minute: the UPDATE runs only when the stored
+ * last_used_at (as read, or as last written here) is older than that, which is exactly when the
+ * statement's own condition would let it write.
+ */
+function touch(deps: Deps, cache: AuthCache, token: TokenRow, at: number): void {
+  const last = Math.max(cache.touched.get(token.id) ?? Number.NEGATIVE_INFINITY, token.last_used_at ?? Number.NEGATIVE_INFINITY);
+  if (last >= at - TOUCH_INTERVAL_MS) return;
+  touchToken(deps.db, token.id, at);
+  if (cache.touched.size >= CACHE_ENTRIES) cache.touched.clear();
+  // The write moves the change stamp, so the next call reloads: once a minute per token.
+  cache.touched.set(token.id, at);
 }

@@ -12,8 +12,11 @@ export function tokenFromRequest(req: Request): string | null {
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     return match?.[1]?.trim() || null;
   }
-  const fromQuery = (req.query as Record<string, unknown>).access_token;
-  if (typeof fromQuery === 'string' && fromQuery) return fromQuery;
+  // Without a query string there is nothing to parse (Express parses req.query at every read).
+  if (req.url.includes('?')) {
+    const fromQuery = (req.query as Record<string, unknown>).access_token;
+    if (typeof fromQuery === 'string' && fromQuery) return fromQuery;
+  }
   const body = req.body as Record<string, unknown> | undefined;
   if (body && typeof body.access_token === 'string' && body.access_token) return body.access_token;
   return null;

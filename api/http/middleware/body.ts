@@ -99,13 +99,19 @@ function multipart(maxFieldBytes: number): RequestHandler {
   };
 }
 
+/** Whether a request carries a body, by the same test body-parser applies (type-is `hasBody`). */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length'] ?? Number.NaN));
+}
+
 /**
  * Body parsers for every input form Mastodon clients use: JSON, URL-encoded forms (bracketed
  * names decoded as nested objects and arrays) and multipart. Oversized bodies answer 413,
- * malformed JSON 400.
+ * malformed JSON 400. One middleware: a request without a body (every GET) passes straight
+ * through, as each parser would let it; others go through the parsers in turn.
  */
 export function bodyParsers(maxBodyBytes: number): RequestHandler[] {
-  return [
+  const parsers: RequestHandler[] = [
     express.json({ limit: maxBodyBytes, type: ['application/json', 'application/*+json'], strict: false }),
     express.urlencoded({
       extended: true,
@@ -117,6 +123,25 @@ export function bodyParsers(maxBodyBytes: number): RequestHandler[] {
     }),
     multipart(maxBodyBytes),
   ];
+  const parseBody: RequestHandler = (req, res, next) => {
+    if (!hasBody(req)) {
+      // What the parsers leave on a request without a body.
+      if (!Reflect.has(req, 'body')) req.body = undefined;
+      next();
+      return;
+    }
+    let i = 0;
+    const step = (err?: unknown): void => {
+      const parser = parsers[i++];
+      if (err || !parser) {
+        next(err);
+        return;
+      }
+      void parser(req, res, step);
+    };
+    step();
+  };
+  return [parseBody];
 }
 
 /**

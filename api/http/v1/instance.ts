@@ -1,15 +1,15 @@
 import { extendedDescription, privacyPolicy, termsOfService, type RenderedTerms } from '../../core/instance/documents.js';
-import { instanceLimits, loadInstanceView, publicDomainBlocks } from '../../core/instance/info.js';
+import { currentInstanceView, instanceLimits, publicDomainBlocks } from '../../core/instance/info.js';
 import { supportedLanguages } from '../../core/instance/languages.js';
 import { listRules } from '../../core/instance/rules.js';
 import { getInstanceSetting } from '../../core/instance/settings.js';
 import { knownPeers, weeklyActivity } from '../../core/instance/stats.js';
 import { DEFAULT_THUMBNAIL_PATH, defaultThumbnailPng } from '../../core/instance/thumbnail.js';
-import { toMastodonInstanceV1 } from '../../serializers/instance.js';
+import { toMastodonInstanceV1, type InstanceView } from '../../serializers/instance.js';
 import { toMastodonRule } from '../../serializers/rule.js';
 import { isoTime } from '../../util/clock.js';
 import { notFound, unauthorized } from '../../util/errors.js';
-import { Reply, type Routes } from '../routes.js';
+import { JsonText, Reply, type Routes } from '../routes.js';
 
 /** Mastodon answers a switched-off API with a bare 404: no body at all. */
 const DISABLED = new Reply(404, undefined);
@@ -18,12 +18,23 @@ function toMastodonTerms(terms: RenderedTerms) {
   return { effective_date: terms.effectiveDate, effective: terms.effective, content: terms.html, succeeded_by: terms.succeededBy };
 }
 
+// The v1 entity rendered once per loaded instance view (see currentInstanceView).
+const renderedV1 = new WeakMap<InstanceView, JsonText>();
+
 /**
  * Instance information (`/api/v1/instance` and its sub-resources). All are public: no token
  * needed, but a token that is given must be valid. The default thumbnail is served here too.
  */
 export function register(r: Routes): void {
-  r.get('/api/v1/instance', 'public', [], (ctx) => toMastodonInstanceV1(loadInstanceView(ctx.deps), instanceLimits(), ctx.deps.uris));
+  r.get('/api/v1/instance', 'public', [], (ctx) => {
+    const view = currentInstanceView(ctx.deps);
+    let body = renderedV1.get(view);
+    if (!body) {
+      body = new JsonText(JSON.stringify(toMastodonInstanceV1(view, instanceLimits(), ctx.deps.uris)));
+      renderedV1.set(view, body);
+    }
+    return body;
+  });
 
   r.get('/api/v1/instance/peers', 'public', [], (ctx) => (ctx.deps.config.peersApi ? knownPeers(ctx.deps) : DISABLED));
 
