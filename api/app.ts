@@ -19,10 +19,11 @@ import { registerAll } from './http/index.js';
 import { bodyParsers } from './http/middleware/body.js';
 import { cors } from './http/middleware/cors.js';
 import { errorHandler, notFoundHandler } from './http/middleware/errors.js';
-import { hostAllowList, hostName } from './http/middleware/host.js';
+import { hostAllowList } from './http/middleware/host.js';
 import { Routes, type RouteInfo } from './http/routes.js';
 import { installStreaming, streamingHttp } from './streaming/index.js';
 import { http } from './util/node-http.js';
+import { allowedHostNames } from './util/hosts.js';
 import { createUris, type Uris } from './util/uris.js';
 
 /** A composed instance: database, core dependencies and the HTTP server, not yet listening. */
@@ -80,9 +81,7 @@ export async function createApp(config: Config): Promise<HearthApp> {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
-  const allowedHosts = [...config.allowedHosts, hostName(config.bind)];
-  if (config.origin) allowedHosts.push(new URL(config.origin).hostname.toLowerCase());
-  app.use(hostAllowList(() => allowedHosts));
+  app.use(hostAllowList(allowedHostNames(config)));
   app.use(cors);
   // Federation only with a public origin; mounted before the body parsers (inbox bodies are read raw).
   // Loaded only then: Fedify and its dependencies take tens of MiB that a local-only instance never uses.

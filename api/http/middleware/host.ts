@@ -1,30 +1,15 @@
 import type { RequestHandler } from 'express';
-
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]', '::1'];
-
-/** The host name part of a Host header value, lower case, without the port. */
-export function hostName(header: string): string {
-  const value = header.trim().toLowerCase();
-  if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1);
-  const colon = value.lastIndexOf(':');
-  return colon === -1 ? value : value.slice(0, colon);
-}
+import { isHostAllowed } from '../../util/hosts.js';
 
 /**
  * Host allow-list against DNS rebinding: a web page on some other name that resolves to 127.0.0.1
- * must not reach the local API. Accepted: loopback names (and *.localhost), the bind address,
- * the public origin's host and configured extra names; `*` in the list accepts any.
+ * must not reach the local API. The rule itself (loopback names and *.localhost, the bind
+ * address, the public origin's host, configured extra names; `*` accepts any) lives in
+ * api/util/hosts.ts, shared with WebSocket upgrades, which bypass Express.
  */
-export function hostAllowList(allowed: () => string[]): RequestHandler {
+export function hostAllowList(allowed: readonly string[]): RequestHandler {
   return (req, res, next) => {
-    const list = allowed();
-    const header = req.headers.host;
-    if (list.includes('*')) {
-      next();
-      return;
-    }
-    const name = header ? hostName(header) : '';
-    if (name && (LOOPBACK_NAMES.includes(name) || name.endsWith('.localhost') || list.includes(name))) {
+    if (isHostAllowed(req.headers.host, allowed)) {
       next();
       return;
     }

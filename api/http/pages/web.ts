@@ -4,7 +4,7 @@ import { OAuthError } from '../../core/oauth/errors.js';
 import { endWebSession, resolveWebSession, sameSecret, startWebSession, WEB_SESSION_TTL_MS, type WebSession } from '../../core/oauth/web-sessions.js';
 import { randomSecret } from '../../core/oauth/tokens.js';
 import { ApiError } from '../../util/errors.js';
-import { hostName } from '../middleware/host.js';
+import { hostName } from '../../util/hosts.js';
 import type { Ctx } from '../routes.js';
 import { sendPage } from './layout.js';
 import { messagePage } from './messages.js';
