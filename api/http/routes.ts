@@ -3,8 +3,6 @@ import type { Deps } from '../core/deps.js';
 import { openCommitGroup } from '../core/durability.js';
 import type { AuthContext } from '../core/oauth/tokens.js';
 import { scopeCovers } from '../core/oauth/scopes.js';
-import type { AccountRow } from '../db/repos/accounts.js';
-import type { UserRow } from '../db/repos/users.js';
 import { ApiError, forbidden, unauthorized } from '../util/errors.js';
 import { requestInput } from './middleware/body.js';
 import { resolveAuth } from './middleware/auth.js';
@@ -43,11 +41,15 @@ export interface Ctx {
   input: Record<string, unknown>;
 }
 
+/** The user and account behind a user token (row types reach http only through core). */
+type SignedInUser = NonNullable<AuthContext['user']>;
+type SignedInAccount = NonNullable<AuthContext['account']>;
+
 /** A handler's context on a `user` route: the caller is always a signed-in user. */
 export interface UserCtx extends Ctx {
-  auth: AuthContext & { user: UserRow; account: AccountRow };
-  user: UserRow;
-  account: AccountRow;
+  auth: AuthContext & { user: SignedInUser; account: SignedInAccount };
+  user: SignedInUser;
+  account: SignedInAccount;
 }
 
 type Handler<C extends Ctx> = (ctx: C) => unknown;

@@ -4,6 +4,7 @@ import { filterContexts, toMastodonFilter, toMastodonFilterResult, type Mastodon
 import { now } from '../../util/clock.js';
 import { htmlToPlainText } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
+import { pollOptionTitles } from '../../db/repos/polls.js';
 
 /**
  * Applying filters: each account's filters are compiled once (one regular expression per filter)
@@ -139,15 +140,6 @@ export interface FilterableStatus {
   poll: { options: string } | null;
 }
 
-function pollTitles(json: string | null): string[] {
-  if (json === null) return [];
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 /**
  * The text filters match, as Mastodon's `searchable_text`: content warning, plain text (what a
@@ -155,7 +147,7 @@ function pollTitles(json: string | null): string[] {
  */
 export function filterableText(parts: { local: number; text: string; content: string; spoiler_text: string; pollOptions: string | null; media: readonly string[] }): string {
   const body = parts.local && parts.text !== '' ? parts.text : htmlToPlainText(parts.content);
-  return [parts.spoiler_text, body, pollTitles(parts.pollOptions).join('\n\n'), parts.media.join('\n\n')].join('\n\n');
+  return [parts.spoiler_text, body, pollOptionTitles(parts.pollOptions).join('\n\n'), parts.media.join('\n\n')].join('\n\n');
 }
 
 // Results per status id; a reblog's results (matched on the reblogged post) go on both ids.

@@ -1,21 +1,13 @@
 import { findStatusSearchSource, indexStatusText, unindexStatus } from '../../db/repos/search.js';
 import { htmlToPlainText } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
+import { pollOptionTitles } from '../../db/repos/polls.js';
 
 /**
  * Keeps the full-text index (statuses_fts) in step with statuses: what is indexed is the status's
  * plain text, content warning, poll options and media descriptions. Boosts are not indexed.
  */
 
-function pollTitles(json: string | null): string[] {
-  if (json === null) return [];
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
 
 /** (Re)indexes one status; runs inside the caller's transaction when there is one. */
 export function indexStatus(deps: Deps, statusId: string): void {
@@ -23,7 +15,7 @@ export function indexStatus(deps: Deps, statusId: string): void {
   if (!source || source.reblog_of_id !== null) return;
   // Local statuses keep what was typed; remote ones only have HTML.
   const body = source.local && source.text !== '' ? source.text : htmlToPlainText(source.content);
-  const texts = [source.spoiler_text, body, ...pollTitles(source.poll_options), source.media_text ?? ''];
+  const texts = [source.spoiler_text, body, ...pollOptionTitles(source.poll_options), source.media_text ?? ''];
   indexStatusText(deps.db, statusId, texts.filter((t) => t !== '').join('\n'));
 }
 

@@ -1,4 +1,4 @@
-import { databaseVersion } from '../../db/repos/timelines.js';
+import { changeStamp } from '../../db/repos/changes.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
 import { timelineState } from './state.js';
@@ -46,7 +46,7 @@ export function cachedPage(deps: Deps, key: string, render: () => Rendering): Re
   const pages = timelineState(deps).pages;
   const at = now();
   const hit = pages.get(key);
-  if (hit && hit.expiresAt > at && hit.version === databaseVersion(deps.db)) {
+  if (hit && hit.expiresAt > at && hit.version === changeStamp(deps.db)) {
     // Map order is least recently used first.
     pages.delete(key);
     pages.set(key, hit);
@@ -59,7 +59,7 @@ export function cachedPage(deps: Deps, key: string, render: () => Rendering): Re
   }
   // Read after rendering: a first read may itself write (a feed state row).
   pages.delete(key);
-  pages.set(key, { page, version: databaseVersion(deps.db), expiresAt: at + MAX_AGE_MS });
+  pages.set(key, { page, version: changeStamp(deps.db), expiresAt: at + MAX_AGE_MS });
   while (pages.size > MAX_PAGES) {
     const oldest = pages.keys().next();
     if (oldest.done) break;

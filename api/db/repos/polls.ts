@@ -91,3 +91,14 @@ export function findEndedUnannouncedPolls(db: Db, at: number, limit: number): { 
 export function markPollEndAnnounced(db: Db, pollId: string): boolean {
   return db.query('UPDATE polls SET ended_notified = 1 WHERE id = @poll_id AND ended_notified = 0').run({ poll_id: pollId }).changes > 0;
 }
+
+/** The option titles stored in `polls.options` (JSON); anything unreadable yields none. */
+export function pollOptionTitles(json: string | null): string[] {
+  if (json === null) return [];
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}

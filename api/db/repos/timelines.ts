@@ -218,13 +218,3 @@ export function visibleStatusIds(db: Db, visible: VisibleSql, viewerId: string |
       .map((r) => r.id),
   );
 }
-
-/**
- * A value that changes whenever the database may have changed: rows changed through this
- * connection (total_changes) and commits by any other connection (data_version). Reading it is
- * one cheap statement; caches of whole answers are validated against it.
- */
-export function databaseVersion(db: Db): string {
-  const row = db.query<{ c: number; v: number }>('SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v').get();
-  return `${row?.c ?? 0}.${row?.v ?? 0}`;
-}
