@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRule, listRules, removeRule, updateRule } from '../../api/core/instance/rules.js';
 import { setExtendedDescription, setInstanceSetting, setPrivacyPolicy, setTermsOfService } from '../../api/core/instance/settings.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
+import { addInstanceDomain, removeInstanceDomain } from '../../api/core/federation/instance-domains.js';
 
 describe('rules', () => {
   let inst: TestInstance;
@@ -131,5 +133,22 @@ describe('instance documents', () => {
     const open = await inst.anon.get('/api/v1/instance/domain_blocks');
     expect(open.status).toBe(200);
     expect(open.body).toEqual([]);
+  });
+
+  it('publishes the instance domain blocks, in Unicode with the digest of the stored form', async () => {
+    setInstanceSetting(inst.deps, 'show_domain_blocks', 'all');
+    addInstanceDomain(inst.deps, 'block', 'bücher.example');
+    const res = await inst.anon.get('/api/v1/instance/domain_blocks');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      {
+        domain: 'bücher.example',
+        digest: createHash('sha256').update('xn--bcher-kva.example').digest('hex'),
+        severity: 'suspend',
+        comment: null,
+      },
+    ]);
+    removeInstanceDomain(inst.deps, 'block', 'bücher.example');
+    expect((await inst.anon.get('/api/v1/instance/domain_blocks')).body).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { domainToUnicode } from 'node:url';
 import { listLocalEmojiRows } from '../../db/repos/instance.js';
 import type { CustomEmojiRow } from '../../db/repos/accounts.js';
 import type { InstanceLimits, InstanceView } from '../../serializers/instance.js';
@@ -12,6 +14,7 @@ import { listRules } from './rules.js';
 import { contactAccountId, loadInstanceSettings } from './settings.js';
 import { activeUserCount, instanceStats } from './stats.js';
 import { DEFAULT_THUMBNAIL_PATH } from './thumbnail.js';
+import { instanceDomains } from '../federation/instance-domains.js';
 
 /** The limits the instance entities advertise, all from core/instance/limits.ts. */
 export function instanceLimits(): InstanceLimits {
@@ -105,9 +108,16 @@ export interface PublicDomainBlock {
 }
 
 /**
- * The domain blocks the instance publishes. Hearth has no domain blocks until the moderation
- * area adds them, so the list is empty; who may see it is the `show_domain_blocks` setting.
+ * The domain blocks the instance publishes: the instance-level federation blocks (`hearth domain
+ * block`), which stop all federation with a domain, so Mastodon's `suspend`. Domains are shown in
+ * Unicode; the digest is of the stored (ASCII) form. Who may see the list is the
+ * `show_domain_blocks` setting.
  */
-export function publicDomainBlocks(_deps: Deps): PublicDomainBlock[] {
-  return [];
+export function publicDomainBlocks(deps: Deps): PublicDomainBlock[] {
+  return instanceDomains(deps).blocked.map((domain) => ({
+    domain: domainToUnicode(domain) || domain,
+    digest: createHash('sha256').update(domain).digest('hex'),
+    severity: 'suspend',
+    comment: null,
+  }));
 }
