@@ -14,6 +14,7 @@ import { installSuggestions } from './core/suggestions/install.js';
 import { installTimelines } from './core/timelines/install.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
+import { startRemoteMediaCache, type RemoteMediaCache } from './media/remote-cache.js';
 import type { HearthFederation } from './federation/index.js';
 import { registerAll } from './http/index.js';
 import { bodyParsers } from './http/middleware/body.js';
@@ -38,6 +39,8 @@ export interface HearthApp {
   readonly server: Server | null;
   /** Federation (Fedify), when the instance has a public origin. */
   readonly federation: HearthFederation | null;
+  /** The remote media copy job, once listening. */
+  readonly remoteMedia: RemoteMediaCache | null;
   /** Stops the server and closes the database. */
   close(): Promise<void>;
 }
@@ -62,7 +65,7 @@ export function openDataDir(dataDir: string): Db {
 export async function createApp(config: Config): Promise<HearthApp> {
   const db = openDataDir(config.dataDir);
   const events = new Events();
-  let uris: Uris = createUris(config.origin ?? `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${config.port}`);
+  let uris: Uris = createUris(config.origin ?? `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${config.port}`, { remoteMedia: config.remoteMedia });
   const deps: Deps = {
     db,
     config,
@@ -98,6 +101,7 @@ export async function createApp(config: Config): Promise<HearthApp> {
   let server: Server | null = null;
   let scheduler: Scheduler | null = null;
   let stopStreaming: (() => void) | null = null;
+  let remoteMedia: RemoteMediaCache | null = null;
   return {
     deps,
     express: app,
@@ -105,6 +109,9 @@ export async function createApp(config: Config): Promise<HearthApp> {
     routes: routes.table,
     get server() {
       return server;
+    },
+    get remoteMedia() {
+      return remoteMedia;
     },
     listen() {
       return new Promise((resolve, reject) => {
@@ -116,11 +123,12 @@ export async function createApp(config: Config): Promise<HearthApp> {
           const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
           const local = `http://${host}:${port}`;
           // Local-only instances publish their local address; it is only known now when port 0 was asked.
-          if (!config.origin) uris = createUris(local);
+          if (!config.origin) uris = createUris(local, { remoteMedia: config.remoteMedia });
           server = s;
           stopStreaming = installStreaming(deps, s);
           // Timed work (scheduled statuses, poll expiry) starts once the instance serves.
           scheduler ??= startScheduler(deps);
+          remoteMedia ??= startRemoteMediaCache(deps);
           federation?.start();
           resolve(local);
         });
@@ -137,6 +145,8 @@ export async function createApp(config: Config): Promise<HearthApp> {
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
       await scheduler?.stop();
+      await remoteMedia?.stop();
+      remoteMedia = null;
       await federation?.stop();
       scheduler = null;
       db.close();

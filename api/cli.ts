@@ -24,6 +24,8 @@ Commands:
       --allowed-hosts L  extra Host names accepted, comma-separated (env HEARTH_ALLOWED_HOSTS)
       --federation-allow-loopback
                          allow an http:// origin and loopback peers (tests and experiments only)
+      --remote-media M   cache | proxy: remote media copied here, or streamed through
+                         (env HEARTH_REMOTE_MEDIA; default cache)
       --config FILE      JSON config file (default DIR/hearth.json)
   account create --username NAME --password PW [--email E] [--role owner|admin|moderator|user]
   account list
@@ -53,6 +55,7 @@ const OPTIONS = {
   registrations: { type: 'string' },
   'allowed-hosts': { type: 'string' },
   'federation-allow-loopback': { type: 'boolean' },
+  'remote-media': { type: 'string' },
   config: { type: 'string' },
   username: { type: 'string' },
   password: { type: 'string' },
@@ -77,6 +80,7 @@ function configInput(flags: Flags): ConfigInput {
     registrations: flags.registrations,
     allowedHosts: flags['allowed-hosts'],
     federationAllowLoopback: flags['federation-allow-loopback'],
+    remoteMedia: flags['remote-media'],
     configFile: flags.config,
   };
 }

@@ -5,6 +5,13 @@ import { join, resolve } from 'node:path';
 /** How new people may join this instance. */
 export type RegistrationMode = 'open' | 'approval' | 'closed';
 
+/**
+ * How media of remote accounts (attachments, avatars, headers, emojis) reaches clients: `cache`
+ * downloads a processed copy in the background and serves it; `proxy` downloads nothing ahead and
+ * streams each file through `/media_proxy/…` when asked.
+ */
+export type RemoteMediaMode = 'cache' | 'proxy';
+
 /** Everything the server needs to know about where and how it runs. */
 export interface Config {
   /** Directory holding the SQLite file, media and the config file. */
@@ -29,6 +36,8 @@ export interface Config {
   activityApi: boolean;
   /** Largest request body accepted for JSON and form bodies, in bytes. */
   maxBodyBytes: number;
+  /** Remote media cached locally (default) or proxied. */
+  remoteMedia: RemoteMediaMode;
 }
 
 /** The port `hearth serve` binds when none is given. */
@@ -52,6 +61,7 @@ export interface ConfigInput {
   peersApi?: boolean | string | undefined;
   activityApi?: boolean | string | undefined;
   maxBodyBytes?: number | string | undefined;
+  remoteMedia?: string | undefined;
   configFile?: string | undefined;
 }
 
@@ -94,6 +104,7 @@ function envInput(env: NodeJS.ProcessEnv): ConfigInput {
     registrations: env.HEARTH_REGISTRATIONS,
     allowedHosts: env.HEARTH_ALLOWED_HOSTS,
     federationAllowLoopback: env.HEARTH_FEDERATION_ALLOW_LOOPBACK,
+    remoteMedia: env.HEARTH_REMOTE_MEDIA,
   };
 }
 
@@ -131,6 +142,10 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     throw new Error(`registrations must be open, approval or closed, not ${registrations}`);
   }
   const hosts = pick('allowedHosts', flags, fromEnv, fromFile);
+  const remoteMedia = pick('remoteMedia', flags, fromEnv, fromFile) ?? 'cache';
+  if (remoteMedia !== 'cache' && remoteMedia !== 'proxy') {
+    throw new Error(`remote media must be cache or proxy, not ${String(remoteMedia)}`);
+  }
   return {
     dataDir,
     port: parsePort(pick('port', flags, fromEnv, fromFile), DEFAULT_PORT),
@@ -142,5 +157,6 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     peersApi: parseBool(pick('peersApi', flags, fromFile), true),
     activityApi: parseBool(pick('activityApi', flags, fromFile), true),
     maxBodyBytes: Number(pick('maxBodyBytes', flags, fromFile) ?? 1024 * 1024),
+    remoteMedia,
   };
 }

@@ -22,6 +22,7 @@ const areas: Promise<{ register: Register }>[] = [
   import('./v1/media.js'),
   import('./v1/profile-images.js'),
   import('./media-files.js'),
+  import('./v1/media-proxy.js'),
   import('./v1/status-actions.js'),
   import('./v1/polls.js'),
   import('./v1/scheduled-statuses.js'),

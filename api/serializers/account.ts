@@ -152,8 +152,15 @@ function fieldSource(field: StoredProfileField): Field {
   return { name: field.name, value: field.value_source ?? field.value, verified_at: storedTime(field.verified_at) };
 }
 
-function imageUrls(uris: Uris, file: string | null, staticFile: string | null, remote: string | null, missingPath: string): [string, string] {
-  const original = file ? uris.fileUrl(file) : (remote ?? uris.url(missingPath));
+/**
+ * An avatar's or header's URLs: the stored file (an upload, or a remote picture copied here), else
+ * the remote picture (through the media proxy when the instance proxies remote media), else the
+ * default picture.
+ */
+function imageUrls(uris: Uris, a: AccountRow, kind: 'avatar' | 'header', missingPath: string): [string, string] {
+  const [file, staticFile, remote] = kind === 'avatar' ? [a.avatar_file, a.avatar_static_file, a.avatar_remote_url] : [a.header_file, a.header_static_file, a.header_remote_url];
+  const remoteUrl = remote && uris.remoteMedia === 'proxy' ? uris.accountImageProxyUrl(a.id, kind) : remote;
+  const original = file ? uris.fileUrl(file) : (remoteUrl ?? uris.url(missingPath));
   return [original, staticFile ? uris.fileUrl(staticFile) : original];
 }
 
@@ -174,10 +181,10 @@ function serialize(view: AccountView, uris: Uris, depth: number): Account {
   const suspended = a.suspended_at !== null;
   const [avatar, avatarStatic] = suspended
     ? [uris.url(MISSING_AVATAR_PATH), uris.url(MISSING_AVATAR_PATH)]
-    : imageUrls(uris, a.avatar_file, a.avatar_static_file, a.avatar_remote_url, MISSING_AVATAR_PATH);
+    : imageUrls(uris, a, 'avatar', MISSING_AVATAR_PATH);
   const [header, headerStatic] = suspended
     ? [uris.url(MISSING_HEADER_PATH), uris.url(MISSING_HEADER_PATH)]
-    : imageUrls(uris, a.header_file, a.header_static_file, a.header_remote_url, MISSING_HEADER_PATH);
+    : imageUrls(uris, a, 'header', MISSING_HEADER_PATH);
   const uri = local ? uris.accountUri(a.username) : (a.uri ?? '');
   const out: Account = {
     id: a.id,

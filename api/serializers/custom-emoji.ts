@@ -12,10 +12,12 @@ export interface CustomEmoji {
 
 /**
  * A custom emoji as clients see it: stored files are served by this instance, remote ones keep
- * their remote URL until the media layer caches them. Null when the emoji has no image at all.
+ * their remote URL until the media layer caches them (or go through the media proxy when the
+ * instance proxies remote media). Null when the emoji has no image at all.
  */
 export function toMastodonCustomEmoji(row: CustomEmojiRow, uris: Uris): CustomEmoji | null {
-  const url = row.image_file ? uris.fileUrl(row.image_file) : row.image_remote_url;
+  const remote = row.image_remote_url && uris.remoteMedia === 'proxy' ? uris.emojiProxyUrl(row.id) : row.image_remote_url;
+  const url = row.image_file ? uris.fileUrl(row.image_file) : remote;
   if (!url) return null;
   return {
     shortcode: row.shortcode,

@@ -25,14 +25,19 @@ function parseMeta(json: string): Record<string, unknown> {
 }
 
 /**
- * The MediaAttachment entity of a media row. Local files are served from our storage; remote media
- * not stored locally points at its remote URL. The focal point is part of `meta`, as Mastodon puts it.
+ * The MediaAttachment entity of a media row. Local files (uploads, and remote media once copied
+ * here) are served from our storage; remote media not stored locally points at its remote URL, or
+ * at the media proxy when the instance proxies remote media. `remote_url` always keeps the
+ * original. The focal point is part of `meta`, as Mastodon puts it.
  */
 export function toMastodonMediaAttachment(row: MediaRow, uris: Uris): MastodonMediaAttachment {
   const meta = parseMeta(row.meta);
   if (row.focus_x !== null && row.focus_y !== null) meta.focus = { x: row.focus_x, y: row.focus_y };
-  const url = row.file_key ? uris.fileUrl(row.file_key) : row.remote_url;
-  const previewUrl = row.preview_key ? uris.fileUrl(row.preview_key) : (row.preview_remote_url ?? (row.type === 'image' ? url : null));
+  const proxied = uris.remoteMedia === 'proxy' && row.remote_url !== null;
+  const url = row.file_key ? uris.fileUrl(row.file_key) : proxied ? uris.mediaProxyUrl(row.id, 'original') : row.remote_url;
+  let previewUrl = row.preview_key ? uris.fileUrl(row.preview_key) : (row.preview_remote_url ?? (row.type === 'image' ? url : null));
+  // The proxy's `small` style streams the remote preview (or the remote image itself).
+  if (!row.preview_key && proxied && previewUrl !== null) previewUrl = uris.mediaProxyUrl(row.id, 'small');
   return {
     id: row.id,
     type: row.type,

@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { http, https } from './node-http.js';
 
 /**
@@ -249,4 +249,123 @@ export async function safeFetch(target: string, options: SafeFetchOptions): Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A successful (2xx) answer whose body is read as a stream (remote media, see `safeFetchStream`). */
+export interface SafeStream {
+  /** The URL finally answered, after redirects. */
+  url: string;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The media type, lower case, without parameters ('' when absent). */
+  contentType: string;
+  /** The body's length when the server declared it and sent it unencoded; null otherwise. */
+  length: number | null;
+  /**
+   * The (decompressed) body. It fails with a FetchError when it grows past `maxBytes`, when the
+   * deadline passes, or when the connection is cut before its end.
+   */
+  body: Readable;
+  /** Stops reading: closes the connection and clears the deadline. */
+  close(): void;
+}
+
+/**
+ * GETs a URL within the same limits as `safeFetch` (addresses, redirects, a deadline covering the
+ * whole exchange, body included, and a size limit), but hands the body over as a stream instead of
+ * reading it into memory, for files too large to buffer. `signal` aborts it from outside.
+ */
+export async function safeFetchStream(target: string, options: SafeFetchOptions & { signal?: AbortSignal }): Promise<SafeStream> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new FetchError('timeout', `no complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+  const onOuterAbort = () => controller.abort(new FetchError('network', 'aborted'));
+  if (options.signal?.aborted) onOuterAbort();
+  options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const finish = () => {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onOuterAbort);
+  };
+  let res: IncomingMessage;
+  let url: URL;
+  try {
+    url = checkUrl(target, options.allowPrivate);
+    for (let redirects = 0; ; redirects++) {
+      res = await requestOnce(url, options, controller.signal);
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400 && res.headers.location) {
+        res.destroy();
+        if (redirects >= options.maxRedirects) throw new FetchError('too_many_redirects', `more than ${options.maxRedirects} redirects`);
+        url = checkUrl(new URL(res.headers.location, url), options.allowPrivate);
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        res.destroy();
+        throw new FetchError('status', `answered ${status}`);
+      }
+      break;
+    }
+  } catch (err) {
+    finish();
+    if (controller.signal.aborted && controller.signal.reason instanceof FetchError) throw controller.signal.reason;
+    if (err instanceof FetchError) throw err;
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof FetchError) throw cause;
+    throw new FetchError('network', (err as Error).message, { cause: err });
+  }
+  const declared = Number(res.headers['content-length']);
+  const encoded = (res.headers['content-encoding'] ?? 'identity').toLowerCase().trim() !== 'identity';
+  if (Number.isFinite(declared) && declared > options.maxBytes && !encoded) {
+    res.destroy();
+    finish();
+    throw new FetchError('too_large', `body of ${declared} bytes is over ${options.maxBytes}`);
+  }
+  const decoded = decoder(res);
+  const limited = new PassThrough();
+  // Errors reach whoever reads the body; this keeps one that comes before any reader from crashing.
+  limited.on('error', () => undefined);
+  let size = 0;
+  let ended = false;
+  let closed = false;
+  const fail = (err: FetchError) => {
+    if (closed) return;
+    closed = true;
+    finish();
+    res.destroy();
+    if (decoded !== res) decoded.destroy();
+    limited.destroy(err);
+  };
+  decoded.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > options.maxBytes) return fail(new FetchError('too_large', `body over ${options.maxBytes} bytes`));
+    // Backpressure: a slow reader pauses the connection instead of filling memory.
+    if (!limited.write(chunk)) decoded.pause();
+  });
+  limited.on('drain', () => decoded.resume());
+  decoded.on('end', () => {
+    ended = true;
+    finish();
+    limited.end();
+  });
+  decoded.on('error', (err) => fail(err instanceof FetchError ? err : new FetchError('network', err.message, { cause: err })));
+  res.on('close', () => {
+    if (ended || res.complete) return;
+    const reason: unknown = controller.signal.reason;
+    fail(reason instanceof FetchError ? reason : new FetchError('network', 'connection closed before the end of the body'));
+  });
+  const { type } = parseContentType(res.headers['content-type']);
+  return {
+    url: url.toString(),
+    status: res.statusCode ?? 200,
+    headers: res.headers,
+    contentType: type,
+    length: Number.isFinite(declared) && !encoded ? declared : null,
+    body: limited,
+    close() {
+      if (closed) return;
+      closed = true;
+      finish();
+      res.destroy();
+      if (!ended) limited.destroy();
+    },
+  };
 }

@@ -42,13 +42,24 @@ export interface Uris {
   keyId(username: string): string;
   /** The instance actor (signs fetches and instance-level activities). */
   instanceActorUri(): string;
+  /** How remote media not stored here is shown: by its remote URL (`cache`) or through the proxy. */
+  readonly remoteMedia: 'cache' | 'proxy';
+  /** A remote attachment through the media proxy (Mastodon's `/media_proxy/<id>/<style>`). */
+  mediaProxyUrl(mediaId: string, style: 'original' | 'small'): string;
+  /** A remote account's avatar or header through the media proxy. */
+  accountImageProxyUrl(accountId: string, kind: 'avatar' | 'header'): string;
+  /** A remote custom emoji through the media proxy. */
+  emojiProxyUrl(emojiId: string): string;
 }
 
 /** The identifier of the instance actor in actor paths; never a valid local username (it has a dot). */
 export const INSTANCE_ACTOR_IDENTIFIER = 'instance.actor';
 
-/** Builds the URL helpers for a base such as `https://kim.example` or `http://127.0.0.1:7470`. */
-export function createUris(base: string): Uris {
+/**
+ * Builds the URL helpers for a base such as `https://kim.example` or `http://127.0.0.1:7470`;
+ * `remoteMedia` is the instance's remote media setting (default `cache`).
+ */
+export function createUris(base: string, options: { remoteMedia?: 'cache' | 'proxy' } = {}): Uris {
   const clean = base.replace(/\/+$/, '');
   const parsed = new URL(clean);
   const domain = parsed.host;
@@ -74,5 +85,9 @@ export function createUris(base: string): Uris {
     sharedInboxUri: () => url('/inbox'),
     keyId: (username) => `${url(`/users/${encodeURIComponent(username)}`)}#main-key`,
     instanceActorUri: () => url(`/users/${INSTANCE_ACTOR_IDENTIFIER}`),
+    remoteMedia: options.remoteMedia ?? 'cache',
+    mediaProxyUrl: (mediaId, style) => url(`/media_proxy/${encodeURIComponent(mediaId)}/${style}`),
+    accountImageProxyUrl: (accountId, kind) => url(`/media_proxy/accounts/${encodeURIComponent(accountId)}/${kind}`),
+    emojiProxyUrl: (emojiId) => url(`/media_proxy/emojis/${encodeURIComponent(emojiId)}`),
   };
 }
