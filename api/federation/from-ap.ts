@@ -202,7 +202,9 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
     attachments.push({ url, mediaType: a.mediaType ?? null, description: a.name ? text(a.name) : null, blurhash: extra?.blurhash ?? null, focus: extra?.focus ?? null });
   }
   const content = note.content;
-  const language = content !== null && typeof content === 'object' && 'locale' in content ? String(content.locale.baseName) : null;
+  // Mastodon sends `content` plain and again in `contentMap` by language: the language is there.
+  const localized = [content, ...note.contents].find((c) => c !== null && typeof c === 'object' && 'locale' in c);
+  const language = localized ? String(localized.locale.baseName) : null;
   const url = note.url;
   return {
     uri: note.id.href,

@@ -1,5 +1,6 @@
 import { Add, Announce, Block, Create, Delete, Flag, Like, Move, Note, Question, Remove, Update, isActor, type Object as ApObject } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
+import { deleteRemoteAccount } from '../core/federation/delete-actor.js';
 import { blocksSenderDomain, receiveRemoteBlock, receiveRemoteFlag, receiveRemoteMove, receiveRemotePin } from '../core/federation/moderation.js';
 import { createRemoteReblog, createRemoteStatus, deleteRemoteStatus, localStatusByUri, updateRemoteStatus } from '../core/federation/remote-statuses.js';
 import { favouriteStatus } from '../core/interactions/favourites.js';
@@ -8,6 +9,7 @@ import { findAccountById, type AccountRow } from '../db/repos/accounts.js';
 import { findStatusByUri, type StatusRow } from '../db/repos/statuses.js';
 import { now } from '../util/clock.js';
 import { fromApNote, visibilityOf } from './from-ap.js';
+import { storeEmojiTags } from './emoji-tags.js';
 import { receivedObject } from './received.js';
 import { knownRemote, loaderOptions, localAccountOf, remoteSender, storeActor, type Ctx } from './inbox.js';
 
@@ -45,7 +47,8 @@ export async function onCreate(ctx: Ctx, create: Create): Promise<void> {
     return;
   }
   const data = await fromApNote(object, author.followers_url, raw);
-  if (!data) return;
+  if (!data || author.domain === null) return;
+  await storeEmojiTags(ctx.data, object, author.domain);
   createRemoteStatus(ctx.data, author, data, (uri) => localAccountOf(ctx, new URL(uri)));
 }
 
@@ -61,16 +64,22 @@ export async function onUpdate(ctx: Ctx, update: Update): Promise<void> {
   }
   if (isNote(object) && object.attributionId?.href === sender.uri) {
     const data = await fromApNote(object, sender.followers_url, raw);
+    if (data && sender.domain !== null) await storeEmojiTags(ctx.data, object, sender.domain);
     if (data) updateRemoteStatus(ctx.data, sender, data);
   }
 }
 
-/** Delete of a status (a Tombstone or a bare URI) by its author. */
+/** Delete of a status (a Tombstone or a bare URI) by its author, or of the sender's own actor. */
 export async function onDelete(ctx: Ctx, del: Delete): Promise<void> {
   if (!del.objectId || !del.actorId) return;
   // A Delete from someone never seen has nothing here to delete (and the actor may be gone).
   const sender = knownRemote(ctx, del.actorId);
   if (!sender) return;
+  // The sender deleting its own actor (Mastodon on account deletion): the account goes entirely.
+  if (del.objectId.href === del.actorId.href) {
+    await deleteRemoteAccount(ctx.data, sender);
+    return;
+  }
   deleteRemoteStatus(ctx.data, sender, del.objectId.href);
 }
 

@@ -2,6 +2,7 @@ import type { Federation, InboxContext } from '@fedify/fedify';
 import { Accept, Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Reject, Remove, Undo, Update, isActor, type Activity, type Actor } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
 import { receiveRemoteFollow, receiveRemoteUnfollow, remoteAcceptedFollow, remoteRejectedFollow } from '../core/federation/follows.js';
+import { isDeletedActor } from '../core/federation/delete-actor.js';
 import { findLocalActor } from '../core/federation/local.js';
 import { federatesWith } from '../core/federation/instance-domains.js';
 import { blocksSenderDomain, receiveRemoteUnblock } from '../core/federation/moderation.js';
@@ -9,6 +10,7 @@ import { findRemoteAccount, upsertRemoteAccount } from '../core/federation/remot
 import { deleteRemoteReblog } from '../core/federation/remote-statuses.js';
 import { unfavouriteStatus } from '../core/interactions/favourites.js';
 import type { AccountRow } from '../db/repos/accounts.js';
+import { storeEmojiTags } from './emoji-tags.js';
 import { fromApActor } from './from-ap.js';
 import { onAnnounce, onBlock, onCreate, onDelete, onFeatured, onFlag, onLike, onMove, onUpdate, statusByUri } from './inbox-content.js';
 import { cachedSignedLoader } from './loader.js';
@@ -32,7 +34,9 @@ export async function loaderOptions(ctx: Ctx): Promise<{ documentLoader: Awaited
 export async function storeActor(ctx: Ctx, actor: Actor, raw: unknown): Promise<AccountRow | null> {
   if (!actor.id || localAccountOf(ctx, actor.id)) return null;
   const data = await fromApActor(actor, raw);
-  return data ? upsertRemoteAccount(ctx.data, data) : null;
+  if (!data) return null;
+  await storeEmojiTags(ctx.data, actor, data.domain);
+  return upsertRemoteAccount(ctx.data, data);
 }
 
 /**
@@ -44,6 +48,8 @@ export async function remoteSender(ctx: Ctx, activity: Activity): Promise<Accoun
   // Our own actors never arrive through the inbox as senders.
   if (localAccountOf(ctx, activity.actorId)) return null;
   if (!federatesWith(ctx.data, activity.actorId.host)) return null;
+  // An actor that deleted itself stays deleted: what it (or a replay) sends later is ignored.
+  if (isDeletedActor(ctx.data, activity.actorId.href)) return null;
   const options = await loaderOptions(ctx);
   // Loaded first for its JSON as served (see fromApActor); getActor then reads it from the cache.
   const document = await options.documentLoader(activity.actorId.href).catch(() => null);
