@@ -1,4 +1,4 @@
-import { Create, Multikey, Note, Question, type Recipient } from '@fedify/vocab';
+import { Create, Multikey, Note, Object as ApObject, Question, type Recipient } from '@fedify/vocab';
 import type { Federation } from '@fedify/fedify';
 import {
   accountById,
@@ -15,9 +15,10 @@ import { Application } from '@fedify/vocab';
 import { INSTANCE_ACTOR_IDENTIFIER } from '../util/uris.js';
 import { importKeyPair } from './keys.js';
 import type { webcrypto } from 'node:crypto';
+import { now } from '../util/clock.js';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
-import { toApActor, toApNote } from './to-ap.js';
+import { toApActor, toApStatusObject } from './to-ap.js';
 
 const PAGE = 40;
 
@@ -59,7 +60,7 @@ export async function actorKeyPairs(deps: Deps, identifier: string): Promise<Cry
 /**
  * Registers what Fedify serves: actors (and the instance actor) with their keys and WebFinger
  * handles, followers/following (totals always, items unless hidden), outbox of public statuses,
- * featured (pins), and Notes of public statuses.
+ * featured (pins), and public statuses (Notes, Questions for polls).
  */
 export function registerDispatchers(federation: Federation<Deps>): void {
   federation
@@ -124,7 +125,8 @@ export function registerDispatchers(federation: Federation<Deps>): void {
       if (!account || cursor === null) return null;
       const page = outboxPage(ctx.data, account.id, cursor === '' ? null : cursor, 20);
       const context = loadNoteContext(ctx.data, page.statuses);
-      const items = page.statuses.map((s) => createOf(toApNote(s, account, context, ctx.data.uris)));
+      const at = now();
+      const items = page.statuses.map((s) => createOf(toApStatusObject(s, account, context, ctx.data.uris, at)));
       return { items, nextCursor: page.next };
     })
     .setCounter((ctx, identifier) => {
@@ -137,14 +139,18 @@ export function registerDispatchers(federation: Federation<Deps>): void {
     if (!account) return null;
     const statuses = featuredStatuses(ctx.data, account.id);
     const context = loadNoteContext(ctx.data, statuses);
-    return { items: statuses.map((s) => toApNote(s, account, context, ctx.data.uris)) };
+    const at = now();
+    return { items: statuses.map((s) => toApStatusObject(s, account, context, ctx.data.uris, at)) };
   });
-  federation.setObjectDispatcher(Note, '/users/{identifier}/statuses/{id}', (ctx, values) => {
+  // Registered with the base Object class: a status is served as a Note, or as a Question (with
+  // its tallies and votersCount, as delivered) when it has a poll. Fedify's object handler does not
+  // check the class of what the dispatcher returns; nothing builds these URIs via getObjectUri.
+  federation.setObjectDispatcher(ApObject, '/users/{identifier}/statuses/{id}', (ctx, values): Note | Question | null => {
     const status = /^[0-9]+$/.test(values.id) ? statusById(ctx.data, values.id) : undefined;
     const account = findLocalActor(ctx.data, values.identifier);
     // Only public and unlisted statuses are served to anyone who asks.
     if (!status || !account || status.account_id !== account.id || status.reblog_of_id !== null) return null;
     if (status.visibility !== 'public' && status.visibility !== 'unlisted') return null;
-    return toApNote(status, account, loadNoteContext(ctx.data, [status]), ctx.data.uris);
+    return toApStatusObject(status, account, loadNoteContext(ctx.data, [status]), ctx.data.uris, now());
   });
 }

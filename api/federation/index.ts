@@ -14,6 +14,7 @@ import { SqliteKvStore } from './kv.js';
 import { installOutbound } from './outbound.js';
 import { withMediaExtras } from './media-extras.js';
 import { installRelationOutbound } from './outbound-relations.js';
+import { installThreadResolution } from './threads.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
 
 /** The federation side of an instance: Express middleware and the queue worker. */
@@ -60,9 +61,10 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   setRemoteResolver(deps, (query) => resolveRemote(federation, deps, query));
   const offOutbound = installOutbound(deps, federation);
   const offRelations = installRelationOutbound(deps, federation);
-  const unsubscribe = () => {
-    offOutbound();
+  const offThreads = installThreadResolution(deps, federation);
+  const unsubscribe = async () => {
     offRelations();
+    await Promise.all([offOutbound(), offThreads()]);
   };
   let controller: AbortController | null = null;
   let workers: Promise<unknown> | null = null;
@@ -79,7 +81,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       purge.unref();
     },
     async stop() {
-      unsubscribe();
+      await unsubscribe();
       setRemoteResolver(deps, null);
       if (purge) clearInterval(purge);
       controller?.abort();

@@ -6,6 +6,7 @@ import { findFollow } from '../db/repos/follows.js';
 import { findReportsByIds } from '../db/repos/reports.js';
 import { INSTANCE_ACTOR_IDENTIFIER } from '../util/uris.js';
 import { federatesWith } from '../core/federation/instance-domains.js';
+import { blocksSenderDomain } from '../core/federation/moderation.js';
 import { findPollsByStatusIds } from '../db/repos/status-polls.js';
 import { statusUri } from '../serializers/status.js';
 import { statusById } from '../core/federation/local.js';
@@ -15,9 +16,10 @@ import { actorUri } from './to-ap.js';
 
 /**
  * Delivery of relationship and profile changes: Accept or Reject when a local account decides on a
- * remote follow request, Block and Undo(Block) of remote accounts, Update of the actor to the
- * followers when a local profile changes, Add/Remove on the featured collection for pins, votes in
- * remote polls, and Flag for reports forwarded to a remote server. Returns the unsubscribe function.
+ * remote follow request, Reject to remote followers removed by a user domain block, Block and
+ * Undo(Block) of remote accounts, Update of the actor to the followers when a local profile changes,
+ * Add/Remove on the featured collection for pins, votes in remote polls, and Flag for reports
+ * forwarded to a remote server. Returns the unsubscribe function.
  */
 export function installRelationOutbound(deps: Deps, federation: Federation<Deps>): () => void {
   const ctx = () => federation.createContext(new URL(deps.uris.base), deps);
@@ -53,6 +55,21 @@ export function installRelationOutbound(deps: Deps, federation: Federation<Deps>
       const reject = new Reject({ id: new URL(`${me}#rejects/follows/${followRequestId}`), actor: new URL(me), object: remoteFollow(null, follower.uri, me), to: new URL(follower.uri) });
       run('Reject', () => send(ctx(), target, [r], reject));
     }),
+    ...(['follow.deleted', 'follow_request.deleted'] as const).map((name) =>
+      deps.events.on(name, (payload) => {
+        // A local account blocked a remote follower's (or requester's) whole domain: the follow
+        // ended here, and its server learns it through Reject(Follow), as Mastodon does on a
+        // user domain block. (The row, and the Follow's id, are gone: actor and object name it.)
+        const follower = account(payload.accountId, false);
+        const target = account(payload.targetAccountId, true);
+        const r = follower ? recipientOf(follower) : null;
+        if (!follower?.uri || !target || !r || !blocksSenderDomain(deps, target, follower)) return;
+        const me = actorUri(target, deps.uris);
+        const id = 'followId' in payload ? payload.followId : payload.followRequestId;
+        const reject = new Reject({ id: new URL(`${me}#rejects/follows/${id}`), actor: new URL(me), object: remoteFollow(null, follower.uri, me), to: new URL(follower.uri) });
+        run('Reject', () => send(ctx(), target, [r], reject));
+      }),
+    ),
     deps.events.on('block.created', ({ blockId, accountId, targetAccountId }) => {
       const blocker = account(accountId, true);
       const target = account(targetAccountId, false);

@@ -58,11 +58,21 @@ function statusRecipients(deps: Deps, author: AccountRow, mentioned: readonly Ac
   return list;
 }
 
+/** How long votes in a local poll are collected before one Update(Question) carries the tallies. */
+export const POLL_UPDATE_DEBOUNCE_MS = 2_000;
+
+/** Options of outbound delivery (tests shorten the poll window). */
+export interface OutboundOptions {
+  /** The poll-tally debounce window in ms (default POLL_UPDATE_DEBOUNCE_MS). */
+  pollUpdateDelayMs?: number;
+}
+
 /**
  * Subscribes delivery to core events: what local accounts do reaches the right remote inboxes
- * through Fedify's durable outbox queue. Returns the unsubscribe function.
+ * through Fedify's durable outbox queue. Returns the stop function: it unsubscribes and sends the
+ * poll Updates still waiting for their window.
  */
-export function installOutbound(deps: Deps, federation: Federation<Deps>): () => void {
+export function installOutbound(deps: Deps, federation: Federation<Deps>, options: OutboundOptions = {}): () => Promise<void> {
   const ctx = () => federation.createContext(new URL(deps.uris.base), deps);
   const run = (what: string, job: () => Promise<void>) => {
     job().catch((err: unknown) => console.error(`federation: sending ${what} failed`, err));
@@ -75,6 +85,48 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>): () =>
     const a = accountById(deps, id);
     return a && a.domain !== null ? a : undefined;
   };
+  // Poll tallies, debounced per status: votes arriving within the window share one Update,
+  // sent to the followers (and mentioned accounts) plus every remote voter collected meanwhile.
+  const pollDelay = options.pollUpdateDelayMs ?? POLL_UPDATE_DEBOUNCE_MS;
+  const pendingPolls = new Map<string, { voters: Set<string>; timer: NodeJS.Timeout }>();
+  const inFlight = new Set<Promise<void>>();
+  const sendPollUpdate = async (statusId: string): Promise<void> => {
+    const entry = pendingPolls.get(statusId);
+    if (!entry) return;
+    pendingPolls.delete(statusId);
+    clearTimeout(entry.timer);
+    // Read afresh: the Update carries the tallies as they are when it leaves.
+    const status = statusById(deps, statusId);
+    const author = status ? local(status.account_id) : undefined;
+    if (!author || !status) return;
+    const context = loadNoteContext(deps, [status]);
+    const question = toApStatusObject(status, author, context, deps.uris, now());
+    const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
+    for (const voterId of entry.voters) {
+      const voter = remote(voterId);
+      const r = voter ? recipientOf(voter) : null;
+      // Fedify sends once per inbox, so a voter who also follows is not reached twice.
+      if (r) recipients.push(r);
+    }
+    const update = new Update({ id: new URL(`${question.id?.href ?? ''}#tallies/${now()}`), actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds });
+    await send(ctx(), author, recipients, update);
+  };
+  const track = (statusId: string) => {
+    const p = sendPollUpdate(statusId).catch((err: unknown) => console.error('federation: sending Update Question failed', err));
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+  const schedulePollUpdate = (statusId: string, voterId: string) => {
+    const entry = pendingPolls.get(statusId);
+    if (entry) {
+      // The window is fixed from the first vote (not extended by each one), so a poll under a
+      // steady stream of votes still sends its tallies at least every window.
+      entry.voters.add(voterId);
+      return;
+    }
+    pendingPolls.set(statusId, { voters: new Set([voterId]), timer: setTimeout(() => track(statusId), pollDelay) });
+  };
+
   const offs = [
     deps.events.on('status.created', ({ statusId, accountId }) => {
       const author = local(accountId);
@@ -115,19 +167,12 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>): () =>
     }),
     ...(['poll.tallied', 'poll.voted'] as const).map((name) =>
       deps.events.on(name, (payload) => {
-        // New counts after a vote in a local poll: Update(Question) to the followers and, for a
-        // remote voter, to the voter. (A vote in a remote poll is sent as a Note elsewhere.)
+        // New counts after a vote in a local poll go out as one Update(Question) per status after
+        // a short quiet window (see schedulePollUpdate). A vote in a remote poll is sent as a Note
+        // elsewhere (outbound-relations.ts).
         const status = statusById(deps, payload.statusId);
-        const author = status ? local(status.account_id) : undefined;
-        if (!author || !status) return;
-        const context = loadNoteContext(deps, [status]);
-        const question = toApStatusObject(status, author, context, deps.uris, now());
-        const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
-        const voter = remote('voterAccountId' in payload ? payload.voterAccountId : payload.accountId);
-        const r = voter ? recipientOf(voter) : null;
-        if (r) recipients.push(r);
-        const update = new Update({ id: new URL(`${question.id?.href ?? ''}#tallies/${now()}`), actor: question.attributionId, object: question, tos: question.toIds, ccs: question.ccIds });
-        run('Update Question', () => send(ctx(), author, recipients, update));
+        if (!status || !local(status.account_id)) return;
+        schedulePollUpdate(status.id, 'voterAccountId' in payload ? payload.voterAccountId : payload.accountId);
       }),
     ),
     deps.events.on('status.deleted', ({ accountId, uri, visibility, mentionedAccountIds, reblogOfId }) => {
@@ -187,5 +232,10 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>): () =>
       }),
     ),
   ];
-  return () => offs.forEach((off) => off());
+  return async () => {
+    offs.forEach((off) => off());
+    // Updates still waiting for their window leave now (into the durable queue), before stopping.
+    for (const statusId of [...pendingPolls.keys()]) track(statusId);
+    await Promise.all([...inFlight]);
+  };
 }

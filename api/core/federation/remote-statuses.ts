@@ -1,5 +1,5 @@
 import { findAccountByUri, findAccountsByIds, type AccountRow } from '../../db/repos/accounts.js';
-import { insertRemoteMedia } from '../../db/repos/federation.js';
+import { insertRemoteMedia, orphanRepliesTo } from '../../db/repos/federation.js';
 import { findMediaByStatusIds } from '../../db/repos/media.js';
 import { hasStatusEdits, insertStatusEdit } from '../../db/repos/status-edits.js';
 import {
@@ -158,6 +158,11 @@ export function createRemoteStatus(
     }
     if (parent && (data.visibility === 'public' || data.visibility === 'unlisted')) bumpStatusCounter(db, parent.id, 'replies_count', 1);
     if (data.visibility !== 'direct') bumpAccountStatuses(db, author.id, 1, published);
+    // Replies that arrived before this status (their parent was unknown then) thread under it now.
+    for (const reply of orphanRepliesTo(db, data.uri)) {
+      updateStatus(db, reply.id, { in_reply_to_id: id, in_reply_to_account_id: author.id });
+      if (reply.visibility === 'public' || reply.visibility === 'unlisted') bumpStatusCounter(db, id, 'replies_count', 1);
+    }
   });
   const status = findStatusById(db, id);
   if (!status) throw new Error(`remote status ${data.uri} vanished`);

@@ -97,16 +97,19 @@ export function listBlocks(deps: Deps, viewerId: string, page: PageBounds): { bl
 /**
  * A domain as a user types it, in the form accounts store it (Unicode, lower case): surrounding
  * spaces, a scheme and a trailing slash are dropped. Blank: "can't be blank"; anything that is not
- * a host name: "is not a valid domain name" (422, Mastodon's messages).
+ * a host name: "is not a valid domain name" (422, Mastodon's messages). `allowPort` (only under the
+ * loopback test switch) keeps a trailing `:port`, as accounts of loopback peers store their domain.
  */
-export function normalizeUserDomain(input: string | undefined): string {
-  const raw = (input ?? '').trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/+$/, '');
+export function normalizeUserDomain(input: string | undefined, allowPort = false): string {
+  const trimmed = (input ?? '').trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/+$/, '');
+  const port = allowPort ? (/:[0-9]{1,5}$/.exec(trimmed)?.[0] ?? '') : '';
+  const raw = trimmed.slice(0, trimmed.length - port.length);
   if (raw === '') throw unprocessable("Domain can't be blank");
   const ascii = /^[^\s/?#@:]+$/u.test(raw) ? domainToASCII(raw.toLowerCase()) : '';
   if (ascii === '' || !/^[a-z0-9.-]+$/.test(ascii) || ascii.startsWith('.') || ascii.endsWith('.') || ascii.includes('..')) {
     throw unprocessable('Domain is not a valid domain name');
   }
-  return domainToUnicode(ascii);
+  return domainToUnicode(ascii) + port;
 }
 
 /**
@@ -116,7 +119,7 @@ export function normalizeUserDomain(input: string | undefined): string {
  * Existing follows of the actor are kept. Blocking again changes nothing.
  */
 export function blockDomain(deps: Deps, actor: AccountRow, input: string | undefined): void {
-  const domain = normalizeUserDomain(input);
+  const domain = normalizeUserDomain(input, deps.config.federationAllowLoopback);
   const severed: Severed = { follows: [], requests: [] };
   const at = now();
   const created = deps.db.transaction(() => {
@@ -133,7 +136,7 @@ export function blockDomain(deps: Deps, actor: AccountRow, input: string | undef
 
 /** `actor` unblocks a domain (DELETE /api/v1/domain_blocks); not blocked is not an error. */
 export function unblockDomain(deps: Deps, actor: AccountRow, input: string | undefined): void {
-  const domain = normalizeUserDomain(input);
+  const domain = normalizeUserDomain(input, deps.config.federationAllowLoopback);
   const removed = deps.db.transaction(() => deleteDomainBlock(deps.db, actor.id, domain));
   if (removed > 0) deps.events.emit('domain_block.deleted', { accountId: actor.id, domain });
 }

@@ -216,3 +216,8 @@ export function mediaExtrasByFileKeys(db: Db, keys: readonly string[]): Map<stri
   }
   return out;
 }
+
+/** Replies stored before their parent was known: they name its uri but have no in_reply_to_id. */
+export function orphanRepliesTo(db: Db, parentUri: string): StatusRow[] {
+  return db.query<StatusRow>('SELECT * FROM statuses WHERE in_reply_to_uri = ? AND in_reply_to_id IS NULL').all(parentUri);
+}
