@@ -31,6 +31,12 @@ Commands:
   account list
   account password --username NAME --password PW
   account role --username NAME --role ROLE
+  account alias add|remove --username NAME --alias USER@DOMAIN
+  account alias list --username NAME
+                         the accounts allowed to move to this one (its alsoKnownAs)
+  account move --username NAME --to USER@DOMAIN
+                         move the account to one that lists it among its aliases; its followers
+                         follow the new account (no password asked: the CLI is trusted)
   token --username NAME [--scopes "read write follow push"]
                          print a new access token for scripts (only the token)
   emoji add --shortcode NAME --file PATH [--category C] [--unlisted]
@@ -61,6 +67,8 @@ const OPTIONS = {
   password: { type: 'string' },
   email: { type: 'string' },
   role: { type: 'string' },
+  alias: { type: 'string' },
+  to: { type: 'string' },
   scopes: { type: 'string' },
   shortcode: { type: 'string' },
   file: { type: 'string' },
@@ -124,7 +132,47 @@ async function serve(config: Config): Promise<number> {
   return 0;
 }
 
-async function account(sub: string | undefined, flags: Flags, config: Config): Promise<number> {
+/**
+ * `account alias …` and `account move`: with a public origin, federation is wired for the command
+ * (remote accounts are fetched, and the Move is put on the durable queue that the server sends
+ * from); without one, only local and already known accounts can be named.
+ */
+async function accountMove(deps: Deps, sub: 'alias' | 'move', action: string | undefined, flags: Flags, config: Config): Promise<number> {
+  const { addAlias, listAliases, moveAccount, removeAlias } = await import('./core/accounts/move.js');
+  const { findLocalActor } = await import('./core/federation/local.js');
+  const username = need(flags.username, 'username');
+  const me = findLocalActor(deps, username);
+  if (!me) throw new ApiError(404, `no such user: ${username}`);
+  if (sub === 'alias' && action === 'list') {
+    for (const alias of listAliases(me)) console.log(alias);
+    return 0;
+  }
+  if (sub === 'alias' && action !== 'add' && action !== 'remove') throw new UsageError(`unknown account alias command: ${action ?? '(none)'}`);
+  const handle = sub === 'move' ? need(flags.to, 'to') : need(flags.alias, 'alias');
+  const federation = config.origin ? (await import('./federation/index.js')).createHearthFederation(deps, config.origin) : null;
+  try {
+    if (sub === 'move') {
+      const { target, migratedFollowers } = await moveAccount(deps, me, handle);
+      console.log(`moved ${me.username} to ${target.username}${target.domain ? `@${target.domain}` : ''}; ${migratedFollowers} local followers carried over`);
+    } else {
+      const aliases = action === 'add' ? await addAlias(deps, me, handle) : await removeAlias(deps, me, handle);
+      console.log(`aliases of ${me.username}: ${aliases.length ? aliases.join(' ') : '(none)'}`);
+    }
+    return 0;
+  } finally {
+    if (federation) {
+      // The profile Update is put on the queue by a listener this command cannot await: give it
+      // a moment, and let pending queue writes commit, before the database closes. (The Move
+      // itself is awaited by stop().)
+      const { groupCommitFor } = await import('./federation/group-commit.js');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (let i = 0; i < 40 && !groupCommitFor(deps.db).idle; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      await federation.stop();
+    }
+  }
+}
+
+async function account(sub: string | undefined, action: string | undefined, flags: Flags, config: Config): Promise<number> {
   const deps = commandDeps(config);
   try {
     switch (sub) {
@@ -156,6 +204,9 @@ async function account(sub: string | undefined, flags: Flags, config: Config): P
         console.log('role changed');
         return 0;
       }
+      case 'alias':
+      case 'move':
+        return await accountMove(deps, sub, action, flags, config);
       default:
         throw new UsageError(`unknown account command: ${sub ?? '(none)'}`);
     }
@@ -262,7 +313,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve':
         return await serve(config);
       case 'account':
-        return await account(sub, flags, config);
+        return await account(sub, parsed.positionals[2], flags, config);
       case 'emoji':
         return await emoji(sub, flags, config);
       case 'token':

@@ -7,6 +7,8 @@ import { EventEmitter } from 'node:events';
 export interface EventMap {
   'account.created': { accountId: string };
   'account.updated': { accountId: string };
+  /** A local account moved to another account (api/core/accounts/move.ts): federation sends Move. */
+  'account.moved': { accountId: string; targetAccountId: string; migrationId: string };
   'user.signed_up': { userId: string; accountId: string; approved: boolean };
   'token.revoked': { tokenId: string; userId: string | null };
   'status.created': { statusId: string; accountId: string };

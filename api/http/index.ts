@@ -46,6 +46,7 @@ const areas: Promise<{ register: Register }>[] = [
   import('./v1/reports.js'),
   import('./v1/account-search.js'),
   import('./v1/directory.js'),
+  import('./v1/pleroma-aliases.js'),
   // Keep v1/accounts.js LAST: its `/api/v1/accounts/:id` would shadow literal paths of other areas.
   import('./v1/accounts.js'),
 ];

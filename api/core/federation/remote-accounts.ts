@@ -42,7 +42,7 @@ export interface RemoteActorData {
  */
 export function upsertRemoteAccount(deps: Deps, data: RemoteActorData): AccountRow {
   const at = now();
-  const moved = data.movedToUri ? findAccountByUri(deps.db, data.movedToUri) : undefined;
+  const moved = data.movedToUri ? (findAccountByUri(deps.db, data.movedToUri) ?? localAccountByUri(deps, data.movedToUri)) : undefined;
   const columns = {
     username: data.username,
     domain: data.domain,
@@ -59,7 +59,8 @@ export function upsertRemoteAccount(deps: Deps, data: RemoteActorData): AccountR
     avatar_remote_url: data.avatarUrl,
     header_remote_url: data.headerUrl,
     also_known_as: JSON.stringify(data.alsoKnownAs),
-    moved_to_account_id: moved?.id ?? null,
+    // A movedTo naming an account not known here keeps what a Move already recorded.
+    moved_to_account_id: moved?.id ?? (data.movedToUri ? undefined : null),
     public_key_pem: data.publicKeyPem,
     inbox_url: data.inbox,
     outbox_url: data.outbox,
@@ -91,6 +92,15 @@ export function upsertRemoteAccount(deps: Deps, data: RemoteActorData): AccountR
   if (!row) throw new Error(`remote account ${data.uri} vanished`);
   deps.events.emit(result.created ? 'account.created' : 'account.updated', { accountId: row.id });
   return row;
+}
+
+/** A local account by its actor URI (`<origin>/users/<name>`; local rows store no uri). */
+function localAccountByUri(deps: Deps, uri: string): AccountRow | undefined {
+  const prefix = deps.uris.accountUri('');
+  if (!uri.startsWith(prefix)) return undefined;
+  const name = uri.slice(prefix.length);
+  if (name === '' || name.includes('/')) return undefined;
+  return findAccountByHandle(deps.db, decodeURIComponent(name), null);
 }
 
 /** A stored remote account by its ActivityPub id. */
