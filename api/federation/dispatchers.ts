@@ -141,7 +141,12 @@ export function registerDispatchers(federation: Federation<Deps>): void {
     const context = loadNoteContext(ctx.data, statuses);
     const at = now();
     return { items: statuses.map((s) => toApStatusObject(s, account, context, ctx.data.uris, at)) };
-  });
+  })
+    // totalItems, as Mastodon publishes it.
+    .setCounter((ctx, identifier) => {
+      const account = findLocalActor(ctx.data, identifier);
+      return account ? featuredStatuses(ctx.data, account.id).length : null;
+    });
   // Registered with the base Object class: a status is served as a Note, or as a Question (with
   // its tallies and votersCount, as delivered) when it has a poll. Fedify's object handler does not
   // check the class of what the dispatcher returns; nothing builds these URIs via getObjectUri.

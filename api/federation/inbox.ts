@@ -12,8 +12,9 @@ import { unfavouriteStatus } from '../core/interactions/favourites.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { storeEmojiTags } from './emoji-tags.js';
 import { fromApActor } from './from-ap.js';
-import { onAnnounce, onBlock, onCreate, onDelete, onFeatured, onFlag, onLike, onMove, onUpdate, statusByUri } from './inbox-content.js';
+import { onAnnounce, onBlock, onCreate, onDelete, onFeatured, onFlag, onLike, onMove, statusByUri } from './inbox-content.js';
 import { cachedSignedLoader } from './loader.js';
+import { onUpdateWithFeatured, syncFeaturedLater } from './featured-sync.js';
 import { sendAccept } from './outbound.js';
 
 export type Ctx = InboxContext<Deps>;
@@ -36,7 +37,10 @@ export async function storeActor(ctx: Ctx, actor: Actor, raw: unknown): Promise<
   const data = await fromApActor(actor, raw);
   if (!data) return null;
   await storeEmojiTags(ctx.data, actor, data.domain);
-  return upsertRemoteAccount(ctx.data, data);
+  const row = upsertRemoteAccount(ctx.data, data);
+  // Pins and featured tags follow in the background (throttled per account), not blocking the inbox.
+  syncFeaturedLater(ctx, row);
+  return row;
 }
 
 /**
@@ -137,7 +141,7 @@ export function registerInbox(federation: Federation<Deps>): void {
     .on(Reject, onReject)
     .on(Undo, onUndo)
     .on(Create, onCreate)
-    .on(Update, onUpdate)
+    .on(Update, onUpdateWithFeatured)
     .on(Delete, onDelete)
     .on(Like, onLike)
     .on(Announce, onAnnounce)

@@ -6,6 +6,8 @@ import { kvPurgeExpired } from '../db/repos/federation.js';
 import { now } from '../util/clock.js';
 import { HEARTH_VERSION } from '../util/version.js';
 import { registerDispatchers } from './dispatchers.js';
+import { registerFeaturedTagsDispatcher } from './dispatch-featured-tags.js';
+import { featuredSyncsSettled } from './featured-sync.js';
 import { federationMiddleware, hostMeta } from './express.js';
 import { registerInbox } from './inbox.js';
 import { resolveRemote, resolveRemoteAccount } from './resolve.js';
@@ -14,6 +16,7 @@ import { SqliteKvStore } from './kv.js';
 import { installOutbound } from './outbound.js';
 import { withMediaExtras } from './media-extras.js';
 import { installRelationOutbound } from './outbound-relations.js';
+import { installMoveOutbound } from './outbound-move.js';
 import { installThreadResolution } from './threads.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
 
@@ -57,14 +60,16 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     outboxRetryPolicy: createExponentialBackoffPolicy({ initialDelay: { seconds: 10 }, maxDelay: { hours: 1 }, factor: 2, maxAttempts: 24 }),
   });
   registerDispatchers(federation);
+  registerFeaturedTagsDispatcher(federation);
   registerInbox(federation);
   setRemoteResolver(deps, (query) => resolveRemote(federation, deps, query));
   const offOutbound = installOutbound(deps, federation);
   const offRelations = installRelationOutbound(deps, federation);
+  const offMove = installMoveOutbound(deps, federation);
   const offThreads = installThreadResolution(deps, federation);
   const unsubscribe = async () => {
     offRelations();
-    await Promise.all([offOutbound(), offThreads()]);
+    await Promise.all([offOutbound(), offThreads(), offMove()]);
   };
   let controller: AbortController | null = null;
   let workers: Promise<unknown> | null = null;
@@ -84,6 +89,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       await unsubscribe();
       setRemoteResolver(deps, null);
       if (purge) clearInterval(purge);
+      await featuredSyncsSettled(deps);
       controller?.abort();
       await workers;
       controller = null;

@@ -13,6 +13,7 @@ import { findAccountByHandle } from '../db/repos/accounts.js';
 import { findStatusByUri } from '../db/repos/statuses.js';
 import { now } from '../util/clock.js';
 import { fromApNote } from './from-ap.js';
+import { syncFeaturedLater } from './featured-sync.js';
 
 const HANDLE = /^@?([^@\s/]+)@([^@\s/]+)$/;
 
@@ -51,7 +52,10 @@ export async function resolveRemoteAccount(federation: Federation<Deps>, deps: D
   });
   if (!object || !isActor(object) || !object.id || !federatesWith(deps, object.id.host)) return null;
   const data = await fromApActor(object, (await documentLoader(object.id?.href ?? target).catch(() => null))?.document ?? null);
-  return data ? upsertRemoteAccount(deps, data) : null;
+  if (!data) return null;
+  const row = upsertRemoteAccount(deps, data);
+  syncFeaturedLater(ctx, row);
+  return row;
 }
 
 /** A remote account fetched longer ago than this is fetched again when searched for. */
@@ -78,7 +82,7 @@ export async function resolveRemote(federation: Federation<Deps>, deps: Deps, qu
   const object = await ctx.lookupObject(query, { documentLoader: () => Promise.resolve(doc) }).catch(() => null);
   if (object && isActor(object)) {
     const data = await fromApActor(object, doc.document);
-    if (data) upsertRemoteAccount(deps, data);
+    if (data) syncFeaturedLater(ctx, upsertRemoteAccount(deps, data));
     return;
   }
   if (!(object instanceof Note || object instanceof Question) || !object.attributionId) return;

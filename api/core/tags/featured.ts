@@ -69,18 +69,25 @@ export function accountFeaturedTags(deps: Deps, accountId: string): MastodonFeat
  */
 function feature(deps: Deps, account: AccountRow, name: string): { featuredTagId: string; tag: TagRow } {
   const at = now();
-  return deps.db.transaction(() => {
+  const result = deps.db.transaction(() => {
     const tag = findOrCreateTag(deps, name);
     const existing = findFeaturedTagByTag(deps.db, account.id, tag.id);
-    if (existing) return { featuredTagId: existing.id, tag };
+    if (existing) return { featuredTagId: existing.id, tag, added: false };
     if (countFeaturedTags(deps.db, account.id) >= ACCOUNT_LIMITS.max_featured_tags) {
       // Thrown inside the transaction, so a tag created just above is rolled back too.
       throw invalid('base', 'You have already featured the maximum number of hashtags');
     }
     const row = { id: newId(at), account_id: account.id, tag_id: tag.id, created_at: at };
     insertFeaturedTag(deps.db, row);
-    return { featuredTagId: row.id, tag };
+    return { featuredTagId: row.id, tag, added: true };
   });
+  if (result.added) featuredTagsChanged(deps, account.id);
+  return { featuredTagId: result.featuredTagId, tag: result.tag };
+}
+
+/** The actor document lists the featured tags collection: followers get an Update(actor). */
+function featuredTagsChanged(deps: Deps, accountId: string): void {
+  deps.events.emit('account.updated', { accountId });
 }
 
 /**
@@ -101,6 +108,7 @@ export function unfeatureFeaturedTag(deps: Deps, accountId: string, featuredTagI
     if (!row || row.account_id !== accountId) throw notFound();
     deleteFeaturedTag(deps.db, row.id);
   });
+  featuredTagsChanged(deps, accountId);
 }
 
 /** `POST /api/v1/tags/:name/feature`: features the tag and answers the Tag (404 for an invalid name). */
@@ -114,10 +122,12 @@ export function unfeatureTagByName(deps: Deps, account: AccountRow, rawName: str
   const name = tagNameFromPath(rawName);
   const tag = findTag(deps, name);
   if (!tag) return getTag(deps, name, account.id);
-  deps.db.transaction(() => {
+  const removed = deps.db.transaction(() => {
     const row = findFeaturedTagByTag(deps.db, account.id, tag.id);
     if (row) deleteFeaturedTag(deps.db, row.id);
+    return row !== undefined;
   });
+  if (removed) featuredTagsChanged(deps, account.id);
   return presentTags(deps, [tag], account.id)[0] as MastodonTag;
 }
 
