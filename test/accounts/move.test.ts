@@ -114,6 +114,11 @@ describe('aliases and moves of local accounts (Pleroma API)', () => {
     // erin blocks bob: her follow of alice ends without a follow of bob.
     expect((await erin.client.post(`/api/v1/accounts/${alice.accountId}/follow`)).status).toBe(200);
     expect((await erin.client.post(`/api/v1/accounts/${bob.accountId}/block`)).status).toBe(200);
+    // fay blocks alice and gus mutes her (for an hour, notifications shown): both carry over to bob.
+    const fay = await inst.createUser('fay');
+    const gus = await inst.createUser('gus');
+    expect((await fay.client.post(`/api/v1/accounts/${alice.accountId}/block`)).status).toBe(200);
+    expect((await gus.client.post(`/api/v1/accounts/${alice.accountId}/mute`, { notifications: false, duration: 3600 })).status).toBe(200);
 
     const res = await alice.client.post('/api/pleroma/move_account', { password: alice.password, target_account: `bob@${domain}` });
     expect(res.status).toBe(200);
@@ -133,6 +138,14 @@ describe('aliases and moves of local accounts (Pleroma API)', () => {
     expect(erinRel.body.map((r) => r.following)).toEqual([false, false]);
     const followers = await carol.client.get<Account[]>(`/api/v1/accounts/${bob.accountId}/followers`);
     expect(followers.body.map((a) => a.acct).sort()).toEqual(['carol', 'dave']);
+    const fayRel = await fay.client.get<(Relationship & { blocking: boolean })[]>(`/api/v1/accounts/relationships?id[]=${bob.accountId}`);
+    expect(fayRel.body[0]?.blocking).toBe(true);
+    const gusRel = await gus.client.get<(Relationship & { muting: boolean; muting_notifications: boolean })[]>(`/api/v1/accounts/relationships?id[]=${bob.accountId}`);
+    expect(gusRel.body[0]).toMatchObject({ muting: true, muting_notifications: false });
+    const gusMutes = await gus.client.get<(Account & { mute_expires_at: string | null })[]>('/api/v1/mutes');
+    const bobMute = gusMutes.body.find((a) => a.id === bob.accountId);
+    expect(bobMute?.mute_expires_at).not.toBeNull();
+    expect(Date.parse(bobMute?.mute_expires_at ?? '') - Date.now()).toBeGreaterThan(3500 * 1000);
     // A moved account cannot be followed any more.
     expect((await erin.client.post(`/api/v1/accounts/${alice.accountId}/follow`)).status).toBe(403);
   });

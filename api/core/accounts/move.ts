@@ -1,4 +1,5 @@
 import { insertAccountMigration, latestAccountMigration, setAccountAliases } from '../../db/repos/account-migrations.js';
+import { carryOverBlocksAndMutes } from '../relationships/moves.js';
 import { findAccountByHandle, findAccountById, findAccountByUri, parseStringList, updateAccount, type AccountRow } from '../../db/repos/accounts.js';
 import { localFollowerIds } from '../../db/repos/federation.js';
 import { findFollow, findFollowRequest } from '../../db/repos/follows.js';
@@ -180,6 +181,7 @@ export async function moveAccount(deps: Deps, account: AccountRow, handle: strin
   deps.events.emit('account.updated', { accountId: origin.id });
   deps.events.emit('account.moved', { accountId: origin.id, targetAccountId: target.id, migrationId });
   const migratedFollowers = migrateLocalFollowers(deps, origin, target);
+  carryOverBlocksAndMutes(deps, origin, target);
   return { target, migratedFollowers };
 }
 

@@ -7,6 +7,7 @@ import { newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
 import { blockAccount, unblockAccount } from '../relationships/blocks.js';
 import { followAccount, unfollowAccount } from '../relationships/follows.js';
+import { carryOverBlocksAndMutes } from '../relationships/moves.js';
 import { createReport } from '../reports/reports.js';
 import { localStatusByUri } from './remote-statuses.js';
 
@@ -69,6 +70,7 @@ export function receiveRemoteMove(deps: Deps, origin: AccountRow, target: Accoun
     }
     unfollowAccount(deps, follower, origin.id);
   }
+  carryOverBlocksAndMutes(deps, origin, target);
   return true;
 }
 

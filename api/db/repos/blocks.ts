@@ -150,3 +150,11 @@ export function followsWithDomain(db: Db, table: 'follows' | 'follow_requests', 
     )
     .all({ account_id: accountId, domain });
 }
+
+/** Local accounts that block `targetAccountId` (a moved account's blockers). */
+export function localBlockerIdsOf(db: Db, targetAccountId: string): string[] {
+  return db
+    .query<{ account_id: string }>('SELECT b.account_id FROM blocks b JOIN accounts a ON a.id = b.account_id WHERE b.target_account_id = @target_account_id AND a.domain IS NULL')
+    .all({ target_account_id: targetAccountId })
+    .map((r) => r.account_id);
+}

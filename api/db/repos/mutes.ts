@@ -71,3 +71,10 @@ export function deleteExpiredMutes(db: Db, now: number, limit: number): MuteRow[
     )
     .all({ now, limit });
 }
+
+/** Active mutes of `targetAccountId` by local accounts (a moved account's muters). */
+export function localMutesOf(db: Db, targetAccountId: string, now: number): MuteRow[] {
+  return db
+    .query<MuteRow>(`SELECT m.* FROM mutes m JOIN accounts a ON a.id = m.account_id WHERE m.target_account_id = @target_account_id AND a.domain IS NULL AND ${ACTIVE.replace(/expires_at/g, 'm.expires_at')}`)
+    .all({ target_account_id: targetAccountId, now });
+}
