@@ -103,11 +103,18 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
 /**
  * A WebFinger query by actor URL (`resource=https://host/users/alice`) is answered as Mastodon
  * answers it: with the `acct:` handle as subject and the actor URL among the aliases. Fedify would
- * echo the URL as subject, so the query is rewritten to the handle it names.
+ * echo the URL as subject, so the query is rewritten to the handle it names. A bare `user@host`
+ * gets the `acct:` scheme it left out.
  */
 export function webfingerByAcct(url: URL, origin: string): URL {
   if (url.pathname !== '/.well-known/webfinger') return url;
   const resource = url.searchParams.get('resource') ?? '';
+  // A bare `user@host` (no scheme) is a handle, as Mastodon reads it; Fedify wants `acct:`.
+  if (/^[^:@/]+@[^@/]+$/.test(resource)) {
+    const out = new URL(url);
+    out.searchParams.set('resource', `acct:${resource}`);
+    return out;
+  }
   const prefix = `${origin}/users/`;
   if (!resource.startsWith(prefix)) return url;
   const name = resource.slice(prefix.length);
