@@ -3,6 +3,7 @@ import type { Db } from '../db/connection.js';
 import { claimMessages, deleteMessage, enqueueMessage, queueDepth, releaseMessage, type QueueName } from '../db/repos/federation.js';
 import { now } from '../util/clock.js';
 import { newId } from '../util/ids.js';
+import { groupCommitFor, type GroupCommit } from './group-commit.js';
 import { durationMs } from './kv.js';
 import { withQueueMessage } from './received.js';
 
@@ -20,6 +21,18 @@ export interface SqliteQueueOptions {
   transform?: (message: unknown) => unknown;
 }
 
+/**
+ * Messages handled at once, per queue. Inbox and outbox handlers may wait on remote servers
+ * (fetches without a short timeout), so enough run at once that a few hung peers do not stall the
+ * rest. A fanout message (one activity, thousands of recipients) is local CPU work that enqueues
+ * the deliveries: a few at once are plenty, and more would only hold up REST requests.
+ */
+const CONCURRENCY: Record<QueueName, number> = {
+  inbox: 16,
+  outbox: 16,
+  fanout: 4,
+};
+
 /** Back-off after a failed attempt: 10 s, 20 s, 40 s… capped at six hours. */
 export function retryDelayMs(attempts: number): number {
   return Math.min(10_000 * 2 ** Math.max(0, attempts - 1), 6 * 60 * 60 * 1000);
@@ -30,6 +43,10 @@ export function retryDelayMs(attempts: number): number {
  * name. Messages survive restarts: a message is locked while it is handled and deleted only once
  * handled; a crash leaves the lease to expire. A handler that throws is retried with back-off.
  * Fedify re-enqueues failed deliveries itself (with its own delays), which land here too.
+ * Writes share the database's group commit (see GroupCommit): enqueues resolve once on disk, and
+ * the deletes of handled messages are committed with the next claim, so that a busy queue costs a
+ * commit per batch rather than several per message. A message is deleted only after its handler
+ * finished, so a crash in between hands it out again (handlers are idempotent), never loses it.
  */
 export class SqliteMessageQueue implements MessageQueue {
   readonly nativeRetrial = false;
@@ -39,6 +56,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly maxAttempts: number;
   private wake: (() => void) | null = null;
   private readonly transform: (message: unknown) => unknown;
+  private readonly gc: GroupCommit;
 
   constructor(
     private readonly db: Db,
@@ -47,32 +65,32 @@ export class SqliteMessageQueue implements MessageQueue {
   ) {
     this.pollMs = options.pollMs ?? 500;
     this.leaseMs = options.leaseMs ?? 5 * 60 * 1000;
-    this.concurrency = options.concurrency ?? 16;
+    this.concurrency = options.concurrency ?? CONCURRENCY[queue];
     this.maxAttempts = options.maxAttempts ?? 12;
     this.transform = options.transform ?? ((m) => m);
+    this.gc = groupCommitFor(db);
   }
 
-  /** Stores a message, due after the optional delay, and wakes the worker. */
+  /** Stores a message, due after the optional delay; resolves once it is on disk, and wakes the worker. */
   enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
+    return this.enqueueMany([message], options);
+  }
+
+  /** Stores several messages in one commit. */
+  async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
     const at = now();
-    enqueueMessage(this.db, {
+    const rows = messages.map((m) => ({
       id: newId(at),
       queue: this.queue,
-      message: JSON.stringify(this.transform(message)),
+      message: JSON.stringify(this.transform(m)),
       ordering_key: options?.orderingKey ?? null,
       next_attempt_at: at + durationMs(options?.delay),
       created_at: at,
+    }));
+    await this.gc.write(() => {
+      for (const row of rows) enqueueMessage(this.db, row);
     });
     this.wake?.();
-    return Promise.resolve();
-  }
-
-  /** Stores several messages in one transaction. */
-  enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
-    this.db.transaction(() => {
-      for (const m of messages) void this.enqueue(m, options);
-    });
-    return Promise.resolve();
   }
 
   /** Counts of queued and due messages. */
@@ -91,41 +109,60 @@ export class SqliteMessageQueue implements MessageQueue {
     while (!signal?.aborted) {
       const free = this.concurrency - inFlight.size;
       const at = now();
-      const rows = free > 0 ? claimMessages(this.db, this.queue, at, at + this.leaseMs, free) : [];
+      // The claim commits together with the deletes and enqueues waiting for the group commit.
+      const rows = free > 0 ? (this.gc.flush(() => claimMessages(this.db, this.queue, at, at + this.leaseMs, free)) ?? []) : [];
       for (const row of rows) {
         const job = (async () => {
+          let failure: { error: unknown } | null = null;
           try {
             const message = JSON.parse(row.message) as unknown;
             await withQueueMessage(message, () => handler(message));
-            deleteMessage(this.db, row.id);
-          } catch (err) {
-            if (row.attempts >= this.maxAttempts) {
-              console.error(`federation ${this.queue} message ${row.id} dropped after ${row.attempts} attempts`, err);
-              deleteMessage(this.db, row.id);
-            } else {
-              releaseMessage(this.db, row.id, now() + retryDelayMs(row.attempts), String(err));
-            }
+          } catch (error) {
+            failure = { error };
           }
-        })().finally(() => {
-          inFlight.delete(job);
-          this.wake?.();
-        });
+          // Only the handler's failure reschedules a message: one handled is never handed out
+          // again because its deletion could not be written (it comes back only when its lease runs
+          // out, as after a crash).
+          if (failure === null) {
+            await this.gc.write(() => deleteMessage(this.db, row.id));
+          } else if (row.attempts >= this.maxAttempts) {
+            console.error(`federation ${this.queue} message ${row.id} dropped after ${row.attempts} attempts`, failure.error);
+            await this.gc.write(() => deleteMessage(this.db, row.id));
+          } else {
+            const error = String(failure.error);
+            await this.gc.write(() => releaseMessage(this.db, row.id, now() + retryDelayMs(row.attempts), error));
+          }
+        })()
+          .catch((err: unknown) => console.error(`federation ${this.queue} message ${row.id}: could not record the outcome`, err))
+          .finally(() => {
+            inFlight.delete(job);
+            this.wake?.();
+          });
         inFlight.add(job);
       }
       if (signal?.aborted) break;
-      // Sleep until a message is enqueued, one finishes, or the poll interval passes.
+      // Sleep until a message is enqueued, one finishes, or the poll interval passes. A wake-up
+      // waits for the end of the current turn of the event loop, so that the messages finishing
+      // together are replaced by one claim (and one commit) rather than one each.
       await new Promise<void>((resolve) => {
+        let woken = false;
+        const wake = () => {
+          if (woken) return;
+          woken = true;
+          setImmediate(done);
+        };
         const done = () => {
           clearTimeout(timer);
-          this.wake = null;
+          if (this.wake === wake) this.wake = null;
           signal?.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, rows.length === free && free > 0 ? 0 : this.pollMs);
-        this.wake = done;
+        this.wake = wake;
         signal?.addEventListener('abort', done);
       });
     }
     await Promise.allSettled([...inFlight]);
+    this.gc.flush();
   }
 }

@@ -35,7 +35,9 @@ export function startProcess(args, ready, env = {}) {
 
 /** Starts `hearth serve` on a free port; resolves to its URL and process. */
 export async function startHearth(dataDir, extra = []) {
-  const { child, match } = await startProcess([cli, 'serve', '--data', dataDir, '--port', '0', ...extra], /listening on (http:\/\/\S+)/);
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server under load.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const { child, match } = await startProcess([...nodeArgs, cli, 'serve', '--data', dataDir, '--port', '0', ...extra], /listening on (http:\/\/\S+)/);
   return { child, url: match[1] };
 }
 

@@ -124,11 +124,14 @@ export interface RemoteMediaRow {
   created_at: number;
 }
 
-/** Inserts a remote attachment. */
+/**
+ * Inserts a remote attachment. An image is its own preview; a video or audio file is not one, so
+ * those have no remote preview (a cached copy gets a local one).
+ */
 export function insertRemoteMedia(db: Db, row: RemoteMediaRow): void {
   db.query(
     `INSERT INTO media_attachments (id, account_id, status_id, position, type, remote_url, preview_remote_url, description, blurhash, focus_x, focus_y, created_at, updated_at)
-     VALUES (@id, @account_id, @status_id, @position, @type, @remote_url, @remote_url, @description, @blurhash, @focus_x, @focus_y, @created_at, @created_at)`,
+     VALUES (@id, @account_id, @status_id, @position, @type, @remote_url, CASE WHEN @type = 'image' THEN @remote_url END, @description, @blurhash, @focus_x, @focus_y, @created_at, @created_at)`,
   ).run({ ...row });
 }
 
