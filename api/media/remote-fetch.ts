@@ -62,7 +62,13 @@ export async function downloadRemoteFile(ctx: RemoteFetchContext, url: string, p
   return { size: (await stat(path)).size };
 }
 
+/** What the media proxy adds to its request: a byte range, and the statuses it takes as answers. */
+export interface RemoteFileRequest {
+  headers?: Readonly<Record<string, string>>;
+  passStatuses?: readonly number[];
+}
+
 /** Opens a remote file for the media proxy (at most `maxBytes`, streamed). */
-export function openRemoteFile(ctx: RemoteFetchContext, url: string, maxBytes: number, signal?: AbortSignal): Promise<SafeStream> {
-  return safeFetchStream(url, { ...fetchOptions(ctx, maxBytes, REMOTE_MEDIA_LIMITS.proxyTimeoutMs), ...(signal ? { signal } : {}) });
+export function openRemoteFile(ctx: RemoteFetchContext, url: string, maxBytes: number, signal?: AbortSignal, request: RemoteFileRequest = {}): Promise<SafeStream> {
+  return safeFetchStream(url, { ...fetchOptions(ctx, maxBytes, REMOTE_MEDIA_LIMITS.proxyTimeoutMs), ...request, ...(signal ? { signal } : {}) });
 }

@@ -9,6 +9,7 @@ import type { MediaRow } from '../db/repos/media.js';
 import { detectFileType, type DetectedType } from './detect.js';
 import { emojiStill, imageSlot, inspectImage, processAttachmentImage, processProfileImage, type ImageInfo } from './image.js';
 import { REMOTE_MEDIA_LIMITS } from './remote-fetch.js';
+import { videoStill } from './video-frame.js';
 
 /**
  * A downloaded remote file through the same pipeline as uploads: the type from the bytes, the
@@ -60,7 +61,8 @@ export interface AttachmentCopy {
 /**
  * Processes a downloaded remote attachment: an image becomes an original and a small preview
  * (blurhash computed only when the remote sent none); video and audio are checked and moved into
- * storage (the file at `path` is consumed then).
+ * storage (the file at `path` is consumed then), and a video or GIFV that came without a preview
+ * gets its first frame as one (with a blurhash when the remote sent none).
  */
 export async function processRemoteAttachment(deps: Deps, row: MediaRow, path: string, size: number): Promise<AttachmentCopy> {
   const type = await detectOrRefuse(path);
@@ -103,10 +105,38 @@ export async function processRemoteAttachment(deps: Deps, row: MediaRow, path: s
     // finishAv refuses unreadable files and too large pictures with a 422; nothing else is expected.
     throw new RemoteMediaRefused((err as Error).message, { cause: err });
   }
-  return {
-    change: { type: done.type, file_key: done.file_key, file_content_type: done.file_content_type, file_size: done.file_size, meta: done.meta, processing: 'done' },
-    keys: done.file_key ? [done.file_key] : [],
-  };
+  const change: MediaChange = { type: done.type, file_key: done.file_key, file_content_type: done.file_content_type, file_size: done.file_size, meta: done.meta, processing: 'done' };
+  const keys = done.file_key ? [done.file_key] : [];
+  if ((done.type === 'video' || done.type === 'gifv') && done.file_key && row.preview_key === null && row.preview_remote_url === null) {
+    // The file is stored now; its key is kept in `keys` so that any failure below removes it.
+    const preview = await storeVideoPreview(deps, row.id, storage.pathOf(done.file_key), type);
+    if (preview) {
+      keys.push(preview.key);
+      change.preview_key = preview.key;
+      change.blurhash = row.blurhash ?? preview.blurhash;
+      change.meta = JSON.stringify({ ...(JSON.parse(done.meta) as Record<string, unknown>), small: sizeMeta(preview.width, preview.height) });
+    }
+  }
+  return { change, keys };
+}
+
+/**
+ * Makes and stores the preview of a remote video that came without one (its first frame). Null
+ * when there is none to be had: the video is kept all the same, without a preview, as before.
+ */
+async function storeVideoPreview(deps: Deps, mediaId: string, path: string | null, type: DetectedType): Promise<{ key: string; blurhash: string; width: number; height: number } | null> {
+  if (!path) return null;
+  const still = await videoStill(path, type, MEDIA_PROCESSING.image_small_pixels);
+  if (!still) return null;
+  const storage = mediaStorage(deps);
+  const key = storage.newKey('media_attachments/files', mediaId, 'small', still.image.ext);
+  try {
+    await storage.write(key, still.image.data);
+  } catch (err) {
+    console.error(`storing the preview of remote video ${mediaId} failed`, err);
+    return null;
+  }
+  return { key, blurhash: still.blurhash, width: still.image.width, height: still.image.height };
 }
 
 /** A stored avatar or header: the picture and, for an animated one, its still first frame. */

@@ -39,6 +39,10 @@ export interface SafeFetchOptions {
   allowPrivate: boolean;
   accept: string;
   userAgent: string;
+  /** More request headers (a `Range` for the media proxy); they override the defaults above. */
+  headers?: Readonly<Record<string, string>>;
+  /** Non-2xx statuses `safeFetchStream` hands over as answers instead of failures (416, for the media proxy). */
+  passStatuses?: readonly number[];
 }
 
 /** A successful (2xx) answer. */
@@ -150,7 +154,7 @@ function requestOnce(url: URL, options: SafeFetchOptions, signal: AbortSignal): 
       url,
       {
         method: 'GET',
-        headers: { accept: options.accept, 'user-agent': options.userAgent, 'accept-encoding': 'gzip, deflate, br' },
+        headers: { accept: options.accept, 'user-agent': options.userAgent, 'accept-encoding': 'gzip, deflate, br', ...options.headers },
         lookup: guardedLookup(options.allowPrivate),
         signal,
         // A fresh connection per request: an agent's pooled socket would skip the address check.
@@ -251,7 +255,7 @@ export async function safeFetch(target: string, options: SafeFetchOptions): Prom
   }
 }
 
-/** A successful (2xx) answer whose body is read as a stream (remote media, see `safeFetchStream`). */
+/** A successful (2xx, or one of `passStatuses`) answer whose body is read as a stream (see `safeFetchStream`). */
 export interface SafeStream {
   /** The URL finally answered, after redirects. */
   url: string;
@@ -298,7 +302,7 @@ export async function safeFetchStream(target: string, options: SafeFetchOptions 
         url = checkUrl(new URL(res.headers.location, url), options.allowPrivate);
         continue;
       }
-      if (status < 200 || status >= 300) {
+      if ((status < 200 || status >= 300) && !options.passStatuses?.includes(status)) {
         res.destroy();
         throw new FetchError('status', `answered ${status}`);
       }

@@ -1,4 +1,4 @@
-import { openProxiedMedia, type ProxiedFile, type ProxyTarget } from '../../core/media/remote-proxy.js';
+import { openProxiedMedia, proxyRangeOf, type ProxiedFile, type ProxyTarget } from '../../core/media/remote-proxy.js';
 import { FetchError } from '../../util/safe-fetch.js';
 import type { Ctx, Routes } from '../routes.js';
 
@@ -8,7 +8,9 @@ import type { Ctx, Routes } from '../routes.js';
  * `/media_proxy/emojis/<id>`: the remote file streamed through. 404 for anything that is not a
  * remote file known here, 502 when the remote server fails (unreachable, an error status, a file
  * over the limit, a forbidden address). The URLs the API gives point here when the instance runs
- * with `remoteMedia: 'proxy'`; the route answers in both modes.
+ * with `remoteMedia: 'proxy'`; the route answers in both modes. A single byte range (players seek
+ * with them) goes to the remote server; its 206 or 416 is passed on, and `Accept-Ranges` is
+ * advertised only when the remote server takes ranges.
  */
 
 /** Proxied files may be kept a day by clients and caches. */
@@ -26,7 +28,8 @@ async function stream(ctx: Ctx, target: ProxyTarget | null): Promise<void> {
   res.on('close', onClose);
   let file: ProxiedFile | null;
   try {
-    file = await openProxiedMedia(ctx.deps, target, abort.signal);
+    const range = proxyRangeOf(req.headers.range, typeof req.headers['if-range'] === 'string' ? req.headers['if-range'] : undefined);
+    file = await openProxiedMedia(ctx.deps, target, abort.signal, range);
   } catch (err) {
     res.off('close', onClose);
     if (!(err instanceof FetchError)) throw err;
@@ -43,9 +46,13 @@ async function stream(ctx: Ctx, target: ProxyTarget | null): Promise<void> {
   // Remote files are data, never a page: nothing in them may run if opened directly.
   res.setHeader('Content-Security-Policy', "default-src 'none'; form-action 'none'");
   res.setHeader('Access-Control-Allow-Origin', '*');
+  if (file.acceptRanges) res.setHeader('Accept-Ranges', 'bytes');
+  if (file.etag) res.setHeader('ETag', file.etag);
+  if (file.lastModified) res.setHeader('Last-Modified', file.lastModified);
+  if (file.contentRange) res.setHeader('Content-Range', file.contentRange);
   if (file.length !== null) res.setHeader('Content-Length', String(file.length));
-  res.status(200);
-  if (req.method === 'HEAD') {
+  res.status(file.status);
+  if (req.method === 'HEAD' || file.status === 416) {
     close();
     res.end();
     return;
