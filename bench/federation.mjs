@@ -12,7 +12,9 @@
 //    Content-Length. Measured: from POST /api/v1/statuses returning to the last inbox reached;
 //    each inbox must be reached exactly once.
 //    Then a steady BENCH_FED_PACED_RATE activities/s (default 100) for BENCH_FED_PACED_SECONDS (5),
-//    to see the REST API beside a busy but not saturated inbox.
+//    to see the REST API beside a busy but not saturated inbox. BENCH_FED_SKIP_INBOUND=1 skips
+//    phase 1; BENCH_FED_OUTBOUND_POSTS=N sends N posts in a row (more timeline samples, the
+//    slowest post reported).
 // 3. During both: the home timeline (10,000 statuses) from a few paced clients, p50/p99.
 // The server runs on core 0 (taskset) and everything else on the other cores, when taskset exists:
 // the server is one JavaScript thread (plus SQLite and libuv's pool), "one core".
@@ -33,6 +35,10 @@ const CONNECTIONS = Number(process.env.BENCH_FED_CONNECTIONS ?? 16);
 /** The steady inbound phase: activities per second and its length. */
 const PACED_RATE = Number(process.env.BENCH_FED_PACED_RATE ?? 100);
 const PACED_SECONDS = Number(process.env.BENCH_FED_PACED_SECONDS ?? 5);
+/** Outbound posts in a row (each to the 5,000 followers); more give the timeline more samples. */
+const OUTBOUND_POSTS = Math.max(1, Number(process.env.BENCH_FED_OUTBOUND_POSTS ?? 1));
+/** BENCH_FED_SKIP_INBOUND=1 measures the outbound phase alone. */
+const SKIP_INBOUND = process.env.BENCH_FED_SKIP_INBOUND === '1';
 const INSTANCES = 500;
 const PER_INSTANCE = 10;
 const TIMELINE_CLIENTS = 4;
@@ -60,8 +66,9 @@ function freePort(host) {
 /** Starts `hearth serve` pinned to the server core with a loopback origin; resolves to its URL and process. */
 async function startServer(dataDir, port) {
   const origin = `http://127.0.0.1:${port}`;
-  // BENCH_FED_PROFILE=DIR writes a CPU profile of the server there (node --cpu-prof).
-  const env = process.env.BENCH_FED_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_FED_PROFILE}` } : {};
+  // BENCH_FED_PROFILE=DIR writes a CPU profile of the server there (node --cpu-prof), keeping any
+  // NODE_OPTIONS given (a preload measuring the event loop, say).
+  const env = process.env.BENCH_FED_PROFILE ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${process.env.BENCH_FED_PROFILE}`.trim() } : {};
   const child = spawnPinned(SERVER_CPUS, cli, ['serve', '--data', dataDir, '--bind', '127.0.0.1', '--port', String(port), '--origin', origin, '--federation-allow-loopback'], env);
   await new Promise((resolve, reject) => {
     const started = Date.now();
@@ -174,55 +181,80 @@ async function inbound(server, peers, db, timelineUrl, headers) {
   return { ...flat, steady };
 }
 
+/**
+ * One outbound post (or BENCH_FED_OUTBOUND_POSTS of them, a few seconds apart, for more timeline
+ * samples): each must reach every shared inbox exactly once. The slowest post is reported.
+ */
 async function outbound(server, peers, db, timelineUrl, headers, sinkPort) {
-  await (async () => {
-    const m = nextMessage(peers, 'sink-reset');
-    peers.send({ type: 'sink-reset' });
-    return m;
-  })();
   const report = () => {
     const m = nextMessage(peers, 'sink-report');
     peers.send({ type: 'sink-report' });
     return m;
   };
+  const expected = new Set(Array.from({ length: INSTANCES }, (_, i) => `${instanceHost(i)}:${sinkPort}/inbox`));
   const clients = await startPacedLoad(OTHER_CPUS, { url: timelineUrl, headers, clients: TIMELINE_CLIENTS, intervalMs: TIMELINE_INTERVAL_MS });
   await sleep(500);
-  const res = await fetch(`${server.url}/api/v1/statuses`, {
-    method: 'POST',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ status: 'One public post for 5,000 followers on 500 instances #benchmark', visibility: 'public' }),
-  });
-  const returned = process.hrtime.bigint();
-  const cpuBefore = cpuSeconds(server.child.pid);
-  if (res.status !== 200) throw new Error(`POST /api/v1/statuses answered ${res.status}: ${await res.text()}`);
-  await res.arrayBuffer();
-  let latest = null;
-  const started = Date.now();
-  while (Date.now() - started < 120_000) {
+  const startedAt = Date.now();
+  const posts = [];
+  let cpu = 0;
+  let timeline = null;
+  for (let n = 0; n < OUTBOUND_POSTS; n++) {
+    const reset = nextMessage(peers, 'sink-reset');
+    peers.send({ type: 'sink-reset' });
+    await reset;
+    const res = await fetch(`${server.url}/api/v1/statuses`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: `One public post for 5,000 followers on 500 instances #benchmark (${n + 1})`, visibility: 'public' }),
+    });
+    const returned = process.hrtime.bigint();
+    const cpuBefore = cpuSeconds(server.child.pid);
+    if (res.status !== 200) throw new Error(`POST /api/v1/statuses answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+    let latest = null;
+    const started = Date.now();
+    while (Date.now() - started < 120_000) {
+      latest = await report();
+      if (latest.inboxes.length >= INSTANCES) break;
+      await sleep(100);
+    }
+    cpu += cpuSeconds(server.child.pid) - cpuBefore;
+    // The timeline is measured until the last post reached every inbox (a quiet server after that
+    // would only dilute the figures).
+    if (n === OUTBOUND_POSTS - 1) timeline = await clients.stop();
+    // Anything sent twice would arrive shortly after.
+    await sleep(n === OUTBOUND_POSTS - 1 ? 3000 : 1500);
     latest = await report();
-    if (latest.inboxes.length >= INSTANCES) break;
-    await sleep(100);
+    const firsts = latest.inboxes.filter((x) => expected.has(x.inbox)).map((x) => BigInt(x.first));
+    const lastFirst = firsts.reduce((a, b) => (b > a ? b : a), 0n);
+    posts.push({
+      reached: firsts.length,
+      unexpected: latest.inboxes.filter((x) => !expected.has(x.inbox)).length,
+      duplicates: latest.inboxes.filter((x) => x.hits > 1).length,
+      posts: latest.posts,
+      unsigned: latest.unsigned,
+      noDigest: latest.noDigest,
+      noLength: latest.noLength,
+      chunked: latest.chunked,
+      seconds: firsts.length === INSTANCES ? Number(lastFirst - returned) / 1e9 : NaN,
+    });
   }
-  const cpu = cpuSeconds(server.child.pid) - cpuBefore;
-  const timeline = await clients.stop();
-  // Anything sent twice would arrive shortly after.
-  await sleep(3000);
-  latest = await report();
-  const expected = new Set(Array.from({ length: INSTANCES }, (_, i) => `${instanceHost(i)}:${sinkPort}/inbox`));
-  const firsts = latest.inboxes.filter((x) => expected.has(x.inbox)).map((x) => BigInt(x.first));
-  const lastFirst = firsts.reduce((a, b) => (b > a ? b : a), 0n);
+  const sum = (k) => posts.reduce((a, p) => a + p[k], 0);
   return {
-    reached: firsts.length,
-    unexpected: latest.inboxes.filter((x) => !expected.has(x.inbox)).length,
-    duplicates: latest.inboxes.filter((x) => x.hits > 1).length,
-    posts: latest.posts,
-    unsigned: latest.unsigned,
-    noDigest: latest.noDigest,
-    noLength: latest.noLength,
-    chunked: latest.chunked,
-    seconds: firsts.length === INSTANCES ? Number(lastFirst - returned) / 1e9 : NaN,
+    reached: Math.min(...posts.map((p) => p.reached)),
+    unexpected: sum('unexpected'),
+    duplicates: sum('duplicates'),
+    posts: sum('posts'),
+    unsigned: sum('unsigned'),
+    noDigest: sum('noDigest'),
+    noLength: sum('noLength'),
+    chunked: sum('chunked'),
+    seconds: posts.some((p) => Number.isNaN(p.seconds)) ? NaN : Math.max(...posts.map((p) => p.seconds)),
+    all: posts.map((p) => p.seconds),
     queue: queueState(db),
     cpu,
+    startedAt,
+    endedAt: Date.now(),
     timeline,
   };
 }
@@ -263,30 +295,34 @@ export async function run() {
     console.log(`server pinned to CPU ${tasksetAvailable() ? SERVER_CPUS : '(taskset unavailable: not pinned)'}; peers and clients on ${tasksetAvailable() ? OTHER_CPUS : '(not pinned)'}; load average ${loadAverage()}`);
 
     const idle = await idleTimeline(timelineUrl, headers);
-    const inb = await inbound(server, peers, db, timelineUrl, headers);
+    const inb = SKIP_INBOUND ? null : await inbound(server, peers, db, timelineUrl, headers);
     const out = await outbound(server, peers, db, timelineUrl, headers, sinkPort);
 
     const tl = (what, t) => ({ during: what, requests: t.requests, errors: t.errors, p50_ms: fmt(t.p50, 2), p99_ms: fmt(t.p99, 2), max_ms: fmt(t.max, 2) });
-    console.log(`\ninbound: ${inb.accepted} of ${INBOUND} accepted (${JSON.stringify(inb.statuses)}), ${inb.processed} stored; ${inb.actorFetches} actor documents fetched`);
-    console.log(`  accepted:  ${fmt(inb.acceptedPerS, 0)} activities/s (202 answers, ${CONNECTIONS} keep-alive connections)`);
-    console.log(`  processed: ${fmt(inb.processedPerS, 0)} activities/s end to end (${fmt(inb.totalS, 2)} s from the first POST to the last status stored) — target ≥ 1,000/s: ${inb.processedPerS >= 1000 ? 'met' : 'NOT met'}`);
-    console.log(`  server CPU: ${fmt(inb.cpu, 2)} s over ${fmt(inb.totalS, 2)} s (${fmt((inb.cpu / inb.totalS) * 100, 0)}% of a core), ${fmt((inb.cpu * 1000) / inb.processed, 2)} ms per activity`);
-    console.log(`  server CPU by thread: ${inb.threads.map(([name, s]) => `${name} ${fmt(s, 2)} s`).join(', ')}`);
-    if (inb.steady) {
-      const st = inb.steady;
-      console.log(`  steady ${PACED_RATE}/s for ${PACED_SECONDS} s: ${st.processed} of ${st.accepted} accepted stored, ${fmt(st.cpu / st.totalS * 100, 0)}% of a core`);
+    if (inb) {
+      console.log(`\ninbound: ${inb.accepted} of ${INBOUND} accepted (${JSON.stringify(inb.statuses)}), ${inb.processed} stored; ${inb.actorFetches} actor documents fetched`);
+      console.log(`  accepted:  ${fmt(inb.acceptedPerS, 0)} activities/s (202 answers, ${CONNECTIONS} keep-alive connections)`);
+      console.log(`  processed: ${fmt(inb.processedPerS, 0)} activities/s end to end (${fmt(inb.totalS, 2)} s from the first POST to the last status stored) — target ≥ 1,000/s: ${inb.processedPerS >= 1000 ? 'met' : 'NOT met'}`);
+      console.log(`  server CPU: ${fmt(inb.cpu, 2)} s over ${fmt(inb.totalS, 2)} s (${fmt((inb.cpu / inb.totalS) * 100, 0)}% of a core), ${fmt((inb.cpu * 1000) / inb.processed, 2)} ms per activity`);
+      console.log(`  server CPU by thread: ${inb.threads.map(([name, s]) => `${name} ${fmt(s, 2)} s`).join(', ')}`);
+      if (inb.steady) {
+        const st = inb.steady;
+        console.log(`  steady ${PACED_RATE}/s for ${PACED_SECONDS} s: ${st.processed} of ${st.accepted} accepted stored, ${fmt(st.cpu / st.totalS * 100, 0)}% of a core`);
+      }
     }
     console.log(`\noutbound: ${out.reached} of ${INSTANCES} shared inboxes reached, ${out.duplicates} more than once, ${out.unexpected} unexpected inboxes; ${out.posts} POSTs`);
-    console.log(`  server CPU until the last inbox was reached: ${fmt(out.cpu, 2)} s`);
+    console.log(`  server CPU until the last inbox was reached: ${fmt(out.cpu, 2)} s${OUTBOUND_POSTS > 1 ? ` (${OUTBOUND_POSTS} posts)` : ''}`);
+    if (OUTBOUND_POSTS > 1) console.log(`  each post: ${out.all.map((x) => `${fmt(x, 2)} s`).join(', ')} (phase from ${new Date(out.startedAt).toISOString()} to ${new Date(out.endedAt).toISOString()})`);
     console.log(`  unsigned ${out.unsigned}, without Digest ${out.noDigest}, without Content-Length ${out.noLength}, chunked ${out.chunked}`);
     console.log(`  all ${INSTANCES} inboxes reached ${fmt(out.seconds, 2)} s after POST /api/v1/statuses returned — target ≤ 10 s, each exactly once: ${out.seconds <= 10 && out.duplicates === 0 ? 'met' : 'NOT met'}`);
     if (out.queue.length) console.log(`  left in the queue: ${JSON.stringify(out.queue)}`);
     console.log(`\nhome timeline, ${TIMELINE_CLIENTS} clients each polling every ${TIMELINE_INTERVAL_MS} ms:`);
-    const rows = [tl('idle', idle), tl('inbound flat out', inb.timeline)];
-    if (inb.steady) rows.push(tl(`inbound at ${PACED_RATE}/s`, inb.steady.timeline));
-    rows.push(tl('outbound', out.timeline));
+    const rows = [tl('idle', idle)];
+    if (inb) rows.push(tl('inbound flat out', inb.timeline));
+    if (inb?.steady) rows.push(tl(`inbound at ${PACED_RATE}/s`, inb.steady.timeline));
+    rows.push(tl(OUTBOUND_POSTS > 1 ? `outbound (${OUTBOUND_POSTS} posts)` : 'outbound', out.timeline));
     console.table(rows);
-    const worst = Math.max(inb.timeline.p99, inb.steady?.timeline.p99 ?? 0, out.timeline.p99);
+    const worst = Math.max(inb?.timeline.p99 ?? 0, inb?.steady?.timeline.p99 ?? 0, out.timeline.p99);
     console.log(`home timeline p99 during federation: ${fmt(worst, 2)} ms — target ≤ 10 ms: ${worst <= 10 ? 'met' : 'NOT met'}`);
     console.log(`load average: ${loadAverage()}`);
   } finally {

@@ -11,7 +11,7 @@ import { findPollsByStatusIds } from '../db/repos/status-polls.js';
 import { statusUri } from '../serializers/status.js';
 import { statusById } from '../core/federation/local.js';
 import { now } from '../util/clock.js';
-import { followerRecipients, recipientOf, send } from './outbound.js';
+import { loadFollowerRecipients, recipientOf, send } from './outbound.js';
 import { actorUri } from './to-ap.js';
 
 /**
@@ -93,8 +93,6 @@ export function installRelationOutbound(deps: Deps, federation: Federation<Deps>
         const me = account(accountId, true);
         const status = statusById(deps, statusId);
         if (!me || !status || status.account_id !== me.id) return;
-        const recipients = followerRecipients(deps, me.id);
-        if (recipients.length === 0) return;
         const actor = new URL(actorUri(me, deps.uris));
         const values = {
           id: new URL(`${actor.href}#${name === 'pin.created' ? 'pins' : 'unpins'}/${statusId}/${now()}`),
@@ -103,7 +101,8 @@ export function installRelationOutbound(deps: Deps, federation: Federation<Deps>
           target: new URL(deps.uris.featuredUri(me.username)),
           to: PUBLIC_COLLECTION,
         };
-        run(name === 'pin.created' ? 'Add' : 'Remove', () => send(ctx(), me, recipients, name === 'pin.created' ? new Add(values) : new Remove(values)));
+        // Followers are read a page at a time (see loadFollowerRecipients); none, nothing is sent.
+        run(name === 'pin.created' ? 'Add' : 'Remove', async () => send(ctx(), me, await loadFollowerRecipients(deps, me.id), name === 'pin.created' ? new Add(values) : new Remove(values)));
       }),
     ),
     deps.events.on('report.created', ({ reportId, targetAccountId }) => {
@@ -146,9 +145,9 @@ export function installRelationOutbound(deps: Deps, federation: Federation<Deps>
     deps.events.on('account.updated', ({ accountId }) => {
       const me = account(accountId, true);
       if (!me) return;
-      const recipients = followerRecipients(deps, me.id);
-      if (recipients.length === 0) return;
       run('Update actor', async () => {
+        const recipients = await loadFollowerRecipients(deps, me.id);
+        if (recipients.length === 0) return;
         // The actor document exactly as it is served, through the actor dispatcher.
         const c = federation.createContext(new Request(actorUri(me, deps.uris)), deps);
         const actor = await c.getActor(me.username);

@@ -1,14 +1,54 @@
 import type { Context, Federation } from '@fedify/fedify';
 import { Accept, Announce, Create, Delete, Follow, Like, Tombstone, Undo, Update, type Recipient } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
-import { federatesWith } from '../core/federation/instance-domains.js';
-import { accountById, followerInboxes, loadNoteContext, statusById } from '../core/federation/local.js';
+import { federationFilter } from '../core/federation/instance-domains.js';
+import { accountById, followerInboxes, followerInboxesPage, loadNoteContext, statusById } from '../core/federation/local.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { statusUri } from '../serializers/status.js';
 import { PUBLIC_COLLECTION } from '@fedify/vocab';
 import { createOf } from './dispatchers.js';
 import { actorUri, addressing, toApNote, toApStatusObject } from './to-ap.js';
 import { now } from '../util/clock.js';
+
+/**
+ * Work proportional to the number of followers (reading them, filtering them) is done this many
+ * at a time, the event loop free in between, so that a post to thousands of followers does not
+ * hold up REST requests.
+ */
+const CHUNK = 500;
+
+/**
+ * Inboxes per call to Fedify's sendActivity. Each call signs the activity and enqueues one
+ * delivery per inbox in one go (a message, a JSON text and a row each, in one commit): a hundred
+ * keep that to a few milliseconds, where the 500 inboxes of one post took tens. Each call repeats
+ * the activity's serialization and signing (several milliseconds of CPU), so batches are not made
+ * smaller than that.
+ */
+const FANOUT_INBOXES = 100;
+
+/** Resolves on the next turn of the event loop, after pending I/O callbacks. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Sends (and the recipient reads before them) still running, per instance: stopping waits for them. */
+const pendingSends = new WeakMap<Deps, Set<Promise<unknown>>>();
+
+/** Registers a delivery job so that stopping the instance waits until it is in the queue. */
+function trackSend<T>(deps: Deps, job: Promise<T>): Promise<T> {
+  let set = pendingSends.get(deps);
+  if (!set) pendingSends.set(deps, (set = new Set()));
+  const entry = set;
+  entry.add(job);
+  void job.then(
+    () => entry.delete(job),
+    () => entry.delete(job),
+  );
+  return job;
+}
+
+/** Waits for the delivery jobs started so far (and those they start) to reach the queue. */
+export async function sendsSettled(deps: Deps): Promise<void> {
+  for (let set = pendingSends.get(deps); set && set.size > 0; set = pendingSends.get(deps)) await Promise.allSettled([...set]);
+}
 
 /** A remote account as a delivery recipient (null without an inbox). */
 export function recipientOf(account: AccountRow): Recipient | null {
@@ -20,19 +60,106 @@ export function recipientOf(account: AccountRow): Recipient | null {
   } as Recipient;
 }
 
-/** The remote followers of a local account as delivery recipients. */
-export function followerRecipients(deps: Deps, accountId: string): Recipient[] {
-  return followerInboxes(deps, accountId).map(
-    (f) => ({ id: new URL(f.uri), inboxId: new URL(f.inbox), endpoints: f.shared_inbox ? { sharedInbox: new URL(f.shared_inbox) } : null }) as Recipient,
-  );
+/** Parses each distinct URL once: the shared inbox of a server recurs for each of its followers. */
+function urlParser(): (href: string) => URL {
+  const seen = new Map<string, URL>();
+  return (href) => {
+    let url = seen.get(href);
+    if (!url) seen.set(href, (url = new URL(href)));
+    return url;
+  };
 }
 
-/** Sends an activity as a local account; the shared inbox of each server is used once. */
-export async function send(ctx: Context<Deps>, sender: AccountRow, recipients: Recipient[], activity: Parameters<Context<Deps>['sendActivity']>[2]): Promise<void> {
-  // Instance domain blocks and allow-list mode: nothing goes to servers we do not federate with.
-  const allowed = recipients.filter((r) => r.inboxId && federatesWith(ctx.data, r.inboxId.host));
-  if (allowed.length === 0) return;
-  await ctx.sendActivity({ identifier: sender.username }, allowed, activity, { preferSharedInbox: true });
+function followerRecipient(f: { uri: string; inbox: string; shared_inbox: string | null }, url: (href: string) => URL): Recipient {
+  return { id: new URL(f.uri), inboxId: new URL(f.inbox), endpoints: f.shared_inbox ? { sharedInbox: url(f.shared_inbox) } : null } as Recipient;
+}
+
+/** The remote followers of a local account as delivery recipients, read in one go (see loadFollowerRecipients). */
+export function followerRecipients(deps: Deps, accountId: string): Recipient[] {
+  const url = urlParser();
+  return followerInboxes(deps, accountId).map((f) => followerRecipient(f, url));
+}
+
+/**
+ * The remote followers of a local account as delivery recipients, read a page at a time with the
+ * event loop free between pages: what deliveries to all followers use. Stopping the instance waits
+ * for the read (and the send that follows it).
+ */
+export function loadFollowerRecipients(deps: Deps, accountId: string): Promise<Recipient[]> {
+  return trackSend(deps, readFollowerRecipients(deps, accountId));
+}
+
+async function readFollowerRecipients(deps: Deps, accountId: string): Promise<Recipient[]> {
+  const url = urlParser();
+  const list: Recipient[] = [];
+  for (let after: string | null = null; ; ) {
+    // Each page on a turn of its own, the first too (the caller may have just rendered the activity).
+    await yieldToLoop();
+    const rows = followerInboxesPage(deps, accountId, after, CHUNK);
+    for (const f of rows) list.push(followerRecipient(f, url));
+    const last = rows.at(-1);
+    if (rows.length < CHUNK || !last) return list;
+    after = last.account_id;
+  }
+}
+
+/**
+ * Splits recipients into batches of at most `size` distinct inboxes (the shared inbox when there
+ * is one, as Fedify picks with preferSharedInbox), the recipients of one inbox always together so
+ * that each inbox is still reached once. Skips recipients on servers we do not federate with.
+ */
+async function deliveryBatches(deps: Deps, recipients: readonly Recipient[], size: number): Promise<Recipient[][]> {
+  // Instance domain blocks and allow-list mode: nothing goes to servers we do not federate with,
+  // neither the recipient's own inbox nor the shared inbox it would be reached through. The lists
+  // are read once for the delivery and each host is decided once.
+  const federates = federationFilter(deps);
+  const batches: Recipient[][] = [];
+  const batchOf = new Map<string, Recipient[]>();
+  let current: Recipient[] = [];
+  let inboxes = 0;
+  for (let i = 0; i < recipients.length; i += CHUNK) {
+    if (i > 0) await yieldToLoop();
+    for (const r of recipients.slice(i, i + CHUNK)) {
+      const shared = r.endpoints?.sharedInbox ?? null;
+      if (!r.inboxId || !federates(r.inboxId.host) || (shared && !federates(shared.host))) continue;
+      const key = (shared ?? r.inboxId).href;
+      const batch = batchOf.get(key);
+      if (batch) {
+        batch.push(r);
+        continue;
+      }
+      if (inboxes === 0 || inboxes === size) {
+        current = [];
+        inboxes = 0;
+        batches.push(current);
+      }
+      current.push(r);
+      inboxes++;
+      batchOf.set(key, current);
+    }
+  }
+  return batches;
+}
+
+/**
+ * Sends an activity as a local account through Fedify's durable outbox queue; the shared inbox of
+ * each server is used once, and servers we do not federate with get nothing. Thousands of
+ * recipients are handled in chunks and batches (see CHUNK, FANOUT_INBOXES) with the event loop
+ * free in between. Fedify's own fan-out queue is skipped: it would turn the whole audience into
+ * one message whose worker enqueues every delivery in a single step, and the batches here already
+ * run outside the request that caused them.
+ */
+export function send(ctx: Context<Deps>, sender: AccountRow, recipients: Recipient[], activity: Parameters<Context<Deps>['sendActivity']>[2]): Promise<void> {
+  return trackSend(
+    ctx.data,
+    (async () => {
+      const batches = await deliveryBatches(ctx.data, recipients, FANOUT_INBOXES);
+      for (const [i, batch] of batches.entries()) {
+        if (i > 0) await yieldToLoop();
+        await ctx.sendActivity({ identifier: sender.username }, batch, activity, { preferSharedInbox: true, fanout: 'skip' });
+      }
+    })(),
+  );
 }
 
 /** Answers a remote Follow with Accept (embedding the Follow, as Mastodon does). */
@@ -49,8 +176,8 @@ function followActivity(deps: Deps, follower: AccountRow, target: AccountRow, id
 }
 
 /** Recipients of a status: followers (unless direct) and mentioned remote accounts. */
-function statusRecipients(deps: Deps, author: AccountRow, mentioned: readonly AccountRow[], visibility: string): Recipient[] {
-  const list = visibility === 'direct' ? [] : followerRecipients(deps, author.id);
+async function statusRecipients(deps: Deps, author: AccountRow, mentioned: readonly AccountRow[], visibility: string): Promise<Recipient[]> {
+  const list = visibility === 'direct' ? [] : await loadFollowerRecipients(deps, author.id);
   for (const m of mentioned) {
     const r = recipientOf(m);
     if (r) list.push(r);
@@ -75,7 +202,13 @@ export interface OutboundOptions {
 export function installOutbound(deps: Deps, federation: Federation<Deps>, options: OutboundOptions = {}): () => Promise<void> {
   const ctx = () => federation.createContext(new URL(deps.uris.base), deps);
   const run = (what: string, job: () => Promise<void>) => {
-    job().catch((err: unknown) => console.error(`federation: sending ${what} failed`, err));
+    // The job starts on the next turn of the event loop (the request that caused it is answered
+    // first), and stopping the instance waits for it (see sendsSettled).
+    const started = (async () => {
+      await yieldToLoop();
+      await job();
+    })();
+    void trackSend(deps, started.catch((err: unknown) => console.error(`federation: sending ${what} failed`, err)));
   };
   const local = (id: string) => {
     const a = accountById(deps, id);
@@ -101,7 +234,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
     if (!author || !status) return;
     const context = loadNoteContext(deps, [status]);
     const question = toApStatusObject(status, author, context, deps.uris, now());
-    const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
+    const recipients = await statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
     for (const voterId of entry.voters) {
       const voter = remote(voterId);
       const r = voter ? recipientOf(voter) : null;
@@ -136,9 +269,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
         const original = statusById(deps, status.reblog_of_id);
         const originalAuthor = original ? accountById(deps, original.account_id) : undefined;
         if (!original || !originalAuthor) return;
-        const recipients = followerRecipients(deps, author.id);
         const r = originalAuthor.domain !== null ? recipientOf(originalAuthor) : null;
-        if (r) recipients.push(r);
         const me = actorUri(author, deps.uris);
         const announce = new Announce({
           id: new URL(statusUri(status, author, deps.uris)),
@@ -147,13 +278,19 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
           tos: status.visibility === 'public' ? [PUBLIC_COLLECTION] : [new URL(deps.uris.followersUri(author.username))],
           ccs: [new URL(actorUri(originalAuthor, deps.uris)), ...(status.visibility === 'unlisted' ? [PUBLIC_COLLECTION] : [])],
         });
-        run('Announce', () => send(ctx(), author, recipients, announce));
+        run('Announce', async () => {
+          const recipients = await loadFollowerRecipients(deps, author.id);
+          if (r) recipients.push(r);
+          await send(ctx(), author, recipients, announce);
+        });
         return;
       }
-      const context = loadNoteContext(deps, [status]);
-      const note = toApStatusObject(status, author, context, deps.uris, now());
-      const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
-      run('Create', () => send(ctx(), author, recipients, createOf(note)));
+      // The Note is rendered in the job too: the request that posted the status does not wait for it.
+      run('Create', async () => {
+        const context = loadNoteContext(deps, [status]);
+        const note = toApStatusObject(status, author, context, deps.uris, now());
+        await send(ctx(), author, await statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility), createOf(note));
+      });
     }),
     deps.events.on('status.updated', ({ statusId, accountId }) => {
       const author = local(accountId);
@@ -161,9 +298,9 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
       if (!author || !status) return;
       const context = loadNoteContext(deps, [status]);
       const note = toApStatusObject(status, author, context, deps.uris, now());
-      const recipients = statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
+      const mentioned = context.mentions.get(status.id) ?? [];
       const update = new Update({ id: new URL(`${note.id?.href ?? ''}#updates/${status.edited_at ?? status.updated_at}`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds });
-      run('Update', () => send(ctx(), author, recipients, update));
+      run('Update', async () => send(ctx(), author, await statusRecipients(deps, author, mentioned, status.visibility), update));
     }),
     ...(['poll.tallied', 'poll.voted'] as const).map((name) =>
       deps.events.on(name, (payload) => {
@@ -179,20 +316,22 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
       const author = local(accountId);
       if (!author) return;
       const mentioned = mentionedAccountIds.map((id) => accountById(deps, id)).filter((a): a is AccountRow => a !== undefined);
-      const recipients = statusRecipients(deps, author, mentioned, visibility);
       const me = new URL(actorUri(author, deps.uris));
       if (reblogOfId !== null) {
         const original = statusById(deps, reblogOfId);
         const originalAuthor = original ? accountById(deps, original.account_id) : undefined;
         const r = originalAuthor ? recipientOf(originalAuthor) : null;
-        if (r) recipients.push(r);
         const undo = new Undo({ id: new URL(`${uri}#undo`), actor: me, object: new Announce({ id: new URL(uri), actor: me, object: original && originalAuthor ? new URL(statusUri(original, originalAuthor, deps.uris)) : null }) });
-        run('Undo Announce', () => send(ctx(), author, recipients, undo));
+        run('Undo Announce', async () => {
+          const recipients = await statusRecipients(deps, author, mentioned, visibility);
+          if (r) recipients.push(r);
+          await send(ctx(), author, recipients, undo);
+        });
         return;
       }
       const { to, cc } = addressing({ visibility } as Parameters<typeof addressing>[0], author, mentioned, deps.uris);
       const del = new Delete({ id: new URL(`${uri}#delete`), actor: me, object: new Tombstone({ id: new URL(uri) }), tos: to, ccs: cc });
-      run('Delete', () => send(ctx(), author, recipients, del));
+      run('Delete', async () => send(ctx(), author, await statusRecipients(deps, author, mentioned, visibility), del));
     }),
     deps.events.on('favourite.created', ({ favouriteId, statusId, accountId }) => {
       const liker = local(accountId);
@@ -237,5 +376,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
     // Updates still waiting for their window leave now (into the durable queue), before stopping.
     for (const statusId of [...pendingPolls.keys()]) track(statusId);
     await Promise.all([...inFlight]);
+    // Deliveries still reading their recipients or handing batches to Fedify finish enqueueing.
+    await sendsSettled(deps);
   };
 }

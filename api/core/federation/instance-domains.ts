@@ -48,12 +48,8 @@ function covers(entry: string, host: string): boolean {
   return host === entry || host.endsWith(`.${entry}`);
 }
 
-/**
- * Whether the instance federates with a host (`example.com` or `127.0.0.2:7000`): never with a
- * blocked domain or its subdomains; and once any domain is allowed (allow-list mode), only with
- * the allowed ones and their subdomains. Applies to inbound and outbound federation alike.
- */
-export function federatesWith(deps: Deps, host: string): boolean {
+/** Whether `host` (normalized) passes the lists: not blocked, and allowed when any domain is. */
+function decide(lists: { blocked: string[]; allowed: string[] }, host: string): boolean {
   let h: string;
   try {
     h = normalizeInstanceDomain(host);
@@ -62,7 +58,33 @@ export function federatesWith(deps: Deps, host: string): boolean {
   }
   const bare = h.replace(/:\d+$/, '');
   const match = (entry: string) => covers(entry, h) || covers(entry, bare);
-  const { blocked, allowed } = instanceDomains(deps);
-  if (blocked.some(match)) return false;
-  return allowed.length === 0 || allowed.some(match);
+  if (lists.blocked.some(match)) return false;
+  return lists.allowed.length === 0 || lists.allowed.some(match);
+}
+
+/**
+ * Whether the instance federates with a host (`example.com` or `127.0.0.2:7000`): never with a
+ * blocked domain or its subdomains; and once any domain is allowed (allow-list mode), only with
+ * the allowed ones and their subdomains. Applies to inbound and outbound federation alike.
+ */
+export function federatesWith(deps: Deps, host: string): boolean {
+  return decide(instanceDomains(deps), host);
+}
+
+/**
+ * `federatesWith` for many hosts at once (one delivery to thousands of followers): the lists are
+ * read once, when the filter is made, and each distinct host is decided once. Meant for one
+ * delivery, not to be kept: a block added later is not seen by an existing filter.
+ */
+export function federationFilter(deps: Deps): (host: string) => boolean {
+  const lists = instanceDomains(deps);
+  const decided = new Map<string, boolean>();
+  return (host) => {
+    let ok = decided.get(host);
+    if (ok === undefined) {
+      ok = decide(lists, host);
+      decided.set(host, ok);
+    }
+    return ok;
+  };
 }

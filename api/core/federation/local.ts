@@ -5,6 +5,7 @@ import {
   pinnedPublicStatuses,
   publicStatusPage,
   remoteFollowerInboxes,
+  remoteFollowerInboxesPage,
 } from '../../db/repos/federation.js';
 import { findFollow, findFollowRequest, type FollowRow } from '../../db/repos/follows.js';
 import { findMediaByStatusIds, type MediaRow } from '../../db/repos/media.js';
@@ -43,6 +44,16 @@ export function followBetween(deps: Deps, accountId: string, targetId: string): 
 /** Remote followers' inboxes of a local account. */
 export function followerInboxes(deps: Deps, accountId: string): { uri: string; inbox: string; shared_inbox: string | null }[] {
   return remoteFollowerInboxes(deps.db, accountId);
+}
+
+/** One page of a local account's remote followers with their inboxes (see remoteFollowerInboxesPage). */
+export function followerInboxesPage(
+  deps: Deps,
+  accountId: string,
+  afterAccountId: string | null,
+  limit: number,
+): { account_id: string; uri: string; inbox: string; shared_inbox: string | null }[] {
+  return remoteFollowerInboxesPage(deps.db, accountId, afterAccountId, limit);
 }
 
 /** A page of actor URIs of followers/followees; local accounts get their built URI. */

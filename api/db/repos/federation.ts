@@ -150,6 +150,26 @@ export function remoteFollowerInboxes(db: Db, accountId: string): { uri: string;
     .all({ account_id: accountId });
 }
 
+/**
+ * One page of the remote followers of an account with their inboxes, in follower id order, after
+ * the follower `afterAccountId` (null for the first page): a delivery to thousands of followers
+ * reads them a page at a time.
+ */
+export function remoteFollowerInboxesPage(
+  db: Db,
+  accountId: string,
+  afterAccountId: string | null,
+  limit: number,
+): { account_id: string; uri: string; inbox: string; shared_inbox: string | null }[] {
+  return db
+    .query<{ account_id: string; uri: string; inbox: string; shared_inbox: string | null }>(
+      `SELECT f.account_id AS account_id, a.uri AS uri, a.inbox_url AS inbox, a.shared_inbox_url AS shared_inbox FROM follows f JOIN accounts a ON a.id = f.account_id
+        WHERE f.target_account_id = @account_id AND (@after_id IS NULL OR f.account_id > @after_id) AND a.domain IS NOT NULL AND a.inbox_url IS NOT NULL
+        ORDER BY f.account_id LIMIT @limit`,
+    )
+    .all({ account_id: accountId, after_id: afterAccountId, limit });
+}
+
 /** One page of an account's followers or followees as actor URIs (null for local ones), newest first. */
 export function followPageUris(db: Db, accountId: string, direction: 'followers' | 'following', beforeId: string | null, limit: number): { id: string; uri: string | null; username: string }[] {
   const join = direction === 'followers' ? 'a.id = f.account_id WHERE f.target_account_id = @account_id' : 'a.id = f.target_account_id WHERE f.account_id = @account_id';
