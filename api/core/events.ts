@@ -41,6 +41,10 @@ export interface EventMap {
   'notification.created': { notificationId: string; accountId: string; type: string };
   'tag.followed': { accountId: string; tagId: string };
   'tag.unfollowed': { accountId: string; tagId: string };
+  /** A local account featured a hashtag (`name` as stored); federation sends Add(Hashtag). */
+  'featured_tag.created': { accountId: string; name: string };
+  /** A local account stopped featuring a hashtag; federation sends Remove(Hashtag). */
+  'featured_tag.deleted': { accountId: string; name: string };
   'report.created': { reportId: string; accountId: string; targetAccountId: string };
 }
 

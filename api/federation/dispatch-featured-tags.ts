@@ -9,10 +9,8 @@ import { listOwnFeaturedTags } from '../core/tags/featured.js';
  * URL its actor document publishes): a Collection of the Hashtags it features, each as Mastodon
  * writes them, `{type: Hashtag, href: <the account's statuses with the tag>, name: '#tag'}`.
  *
- * Changes reach followers as Update(actor) (core emits 'account.updated' when featured tags
- * change): Mastodon sends Add/Remove of the Hashtag on the featured collection instead, but
- * Fedify's vocabulary cannot carry a Hashtag (a Link) as an activity's object, and Mastodon
- * refreshes the featured tags collection when it processes an Update of the actor anyway.
+ * Changes reach followers as Add/Remove of the Hashtag, as Mastodon sends them
+ * (outbound-featured-tags.ts); remote servers read this collection when they sync the account.
  */
 export function registerFeaturedTagsDispatcher(federation: Federation<Deps>): void {
   federation

@@ -85,7 +85,8 @@ export async function featuredSyncsSettled(deps: Deps, timeoutMs = 3_000): Promi
 /** Update listener: `onUpdate`, then a fresh featured sync when an actor updated itself. */
 export async function onUpdateWithFeatured(ctx: Ctx, update: Update): Promise<void> {
   await onUpdate(ctx, update);
-  // Hearth (like Mastodon's profile refresh) sends Update(actor) when featured tags change.
+  // A profile change may come with changed featured collections (and Hearth before Add/Remove of
+  // Hashtags announced featured-tag changes this way): the account is synchronised again.
   if (!update.actorId || update.objectId?.href !== update.actorId.href) return;
   const account = findRemoteAccount(ctx.data, update.actorId.href);
   if (account) syncFeaturedLater(ctx, account, { force: true });

@@ -10,7 +10,8 @@ import { findStatusByUri, type StatusRow } from '../db/repos/statuses.js';
 import { now } from '../util/clock.js';
 import { fromApNote, visibilityOf } from './from-ap.js';
 import { storeEmojiTags } from './emoji-tags.js';
-import { receivedObject } from './received.js';
+import { receivedActivity, receivedObject } from './received.js';
+import { hashtagChangeOf, receiveHashtagChange } from './inbox-hashtags.js';
 import { knownRemote, loaderOptions, localAccountOf, remoteSender, storeActor, type Ctx } from './inbox.js';
 
 /** A status (remote or ours) by its ActivityPub id. */
@@ -147,10 +148,22 @@ export async function onMove(ctx: Ctx, move: Move): Promise<void> {
   if (target) receiveRemoteMove(ctx.data, origin, target);
 }
 
-/** Add/Remove of one of the sender's statuses on its featured collection: a pin or an unpin. */
+/**
+ * Add/Remove of one of the sender's statuses on its featured collection: a pin or an unpin. On its
+ * featuredTags collection, a featured-tag change. (Fedify refuses a Hashtag object, so
+ * inbox-hashtags.ts takes those first; the received JSON is still read here in case one gets
+ * through. Any other object, e.g. a tag page's URL, names no tag that can be read, so the sender's
+ * featured tags are synchronised again.)
+ */
 export async function onFeatured(ctx: Ctx, activity: Add | Remove): Promise<void> {
   if (!activity.objectId || !activity.targetId) return;
   const sender = await remoteSender(ctx, activity);
-  if (!sender || sender.featured_url !== activity.targetId.href) return;
+  if (!sender?.uri) return;
+  if (sender.featured_tags_url === activity.targetId.href) {
+    const change = hashtagChangeOf(receivedActivity(activity.id));
+    receiveHashtagChange(ctx, sender, change ?? { added: activity instanceof Add, actor: sender.uri, target: activity.targetId.href, name: null });
+    return;
+  }
+  if (sender.featured_url !== activity.targetId.href) return;
   receiveRemotePin(ctx.data, sender, activity.objectId.href, activity instanceof Add);
 }

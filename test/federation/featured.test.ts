@@ -106,7 +106,7 @@ describe('featured collections: pins and featured tags served and synchronised',
     expect(((await b.anon.get(`/api/v1/accounts/${aliceOnB}/featured_tags`)).body as FeaturedTag[]).length).toBe(2);
   });
 
-  it('a featured tag change reaches followers as Update(actor) and their copy follows', async () => {
+  it('a featured tag change reaches followers (as Add/Remove of a Hashtag) and their copy follows', async () => {
     expect((await bob.client.post(`/api/v1/accounts/${aliceOnB}/follow`)).status).toBe(200);
     await eventually(async () => ((await alice.client.get(`/api/v1/accounts/${alice.accountId}/followers`)).body as unknown[]).length === 1);
     const own = (await alice.client.get('/api/v1/featured_tags')).body as FeaturedTag[];

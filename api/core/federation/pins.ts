@@ -7,12 +7,12 @@ import { now } from '../../util/clock.js';
 import { newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
 import { ACCOUNT_LIMITS } from '../instance/limits.js';
-import { cleanTagName, findOrCreateTag, isValidTagName } from '../tags/tags.js';
+import { cleanTagName, findOrCreateTag, findTag, isValidTagName } from '../tags/tags.js';
 
 /**
  * Featured-collection sync for remote accounts: the pins (`featured`) and featured hashtags
  * (`featuredTags`) a remote account publishes replace what was known of them. Add/Remove of one
- * status at a time is `receiveRemotePin` (moderation.ts).
+ * status at a time is `receiveRemotePin` (moderation.ts), of one hashtag `changeRemoteFeaturedTag`.
  */
 
 /** Statuses kept as a remote account's pins at most (Mastodon shows five; servers send more). */
@@ -67,4 +67,28 @@ export function syncRemoteFeaturedTags(deps: Deps, account: AccountRow, names: r
     }
   });
   return kept;
+}
+
+/**
+ * One featured hashtag of a remote account added or removed (its server's Add or Remove of a
+ * Hashtag, as Mastodon sends them). `rawName` may carry '#'; an invalid name changes nothing, and
+ * an addition beyond the instance's `max_featured_tags` is left out, as a sync would. Returns
+ * whether anything changed.
+ */
+export function changeRemoteFeaturedTag(deps: Deps, account: AccountRow, rawName: string, featured: boolean): boolean {
+  const name = cleanTagName(rawName);
+  if (account.domain === null || !isValidTagName(name)) return false;
+  return deps.db.transaction(() => {
+    const tag = featured ? findOrCreateTag(deps, name) : findTag(deps, name);
+    if (!tag) return false;
+    const current = featuredTagIdsOf(deps.db, account.id);
+    const row = current.find((r) => r.tag_id === tag.id);
+    if (!featured) {
+      if (row) deleteFeaturedTag(deps.db, row.id);
+      return row !== undefined;
+    }
+    if (row || current.length >= ACCOUNT_LIMITS.max_featured_tags) return false;
+    insertFeaturedTag(deps.db, { id: newId(now()), account_id: account.id, tag_id: tag.id, created_at: now() });
+    return true;
+  });
 }

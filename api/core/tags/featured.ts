@@ -5,6 +5,7 @@ import {
   featuredTagsWithStats,
   findFeaturedTag,
   findFeaturedTagByTag,
+  findTagsByIds,
   insertFeaturedTag,
   recentlyUsedTags,
 } from '../../db/repos/tag-follows.js';
@@ -81,13 +82,8 @@ function feature(deps: Deps, account: AccountRow, name: string): { featuredTagId
     insertFeaturedTag(deps.db, row);
     return { featuredTagId: row.id, tag, added: true };
   });
-  if (result.added) featuredTagsChanged(deps, account.id);
+  if (result.added) deps.events.emit('featured_tag.created', { accountId: account.id, name: result.tag.name });
   return { featuredTagId: result.featuredTagId, tag: result.tag };
-}
-
-/** The actor document lists the featured tags collection: followers get an Update(actor). */
-function featuredTagsChanged(deps: Deps, accountId: string): void {
-  deps.events.emit('account.updated', { accountId });
 }
 
 /**
@@ -103,12 +99,14 @@ export function featureTag(deps: Deps, account: AccountRow, rawName: string): Ma
 
 /** `DELETE /api/v1/featured_tags/:id`: 404 for a featured tag that is not the account's. */
 export function unfeatureFeaturedTag(deps: Deps, accountId: string, featuredTagId: string): void {
-  deps.db.transaction(() => {
+  const name = deps.db.transaction(() => {
     const row = isId(featuredTagId) ? findFeaturedTag(deps.db, featuredTagId) : undefined;
     if (!row || row.account_id !== accountId) throw notFound();
     deleteFeaturedTag(deps.db, row.id);
+    return findTagsByIds(deps.db, [row.tag_id])[0]?.name;
   });
-  featuredTagsChanged(deps, accountId);
+  // Followers learn it through Remove(Hashtag), as Mastodon sends (see outbound-featured-tags.ts).
+  if (name !== undefined) deps.events.emit('featured_tag.deleted', { accountId, name });
 }
 
 /** `POST /api/v1/tags/:name/feature`: features the tag and answers the Tag (404 for an invalid name). */
@@ -127,7 +125,7 @@ export function unfeatureTagByName(deps: Deps, account: AccountRow, rawName: str
     if (row) deleteFeaturedTag(deps.db, row.id);
     return row !== undefined;
   });
-  if (removed) featuredTagsChanged(deps, account.id);
+  if (removed) deps.events.emit('featured_tag.deleted', { accountId: account.id, name: tag.name });
   return presentTags(deps, [tag], account.id)[0] as MastodonTag;
 }
 
