@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Database from 'better-sqlite3';
 import type { Database as RawDatabase, Statement } from 'better-sqlite3';
 
@@ -55,6 +56,26 @@ function normalizeParams(params: unknown[]): unknown[] {
   return params.map((value) => normalizeParam(undefined, value));
 }
 
+const durability = new AsyncLocalStorage<'relaxed' | 'full'>();
+
+/**
+ * Runs `fn`, and everything it awaits or schedules, with commits that do not wait for the disk
+ * (`synchronous=NORMAL` for those commits only). For writes that are rebuilt or redone when lost:
+ * derived rows (home feeds, conversations) and the handling of a queued message, which is
+ * deleted only afterwards. The next commit that does wait for the disk makes them durable too (the
+ * WAL is flushed as a whole); a power cut before it loses a prefix-closed tail of commits (WAL
+ * frames carry cumulative checksums), so the lost handling goes together with the deletion of its
+ * message, which is handed out again (handlers are idempotent). Atomic either way.
+ */
+export function withRelaxedDurability<T>(fn: () => T): T {
+  return durability.run('relaxed', fn);
+}
+
+/** Runs `fn` with fully synchronous commits, even when called under `withRelaxedDurability`. */
+export function withFullDurability<T>(fn: () => T): T {
+  return durability.run('full', fn);
+}
+
 /**
  * The database handle that repos use. Statements are prepared once and cached by their SQL text.
  * Transactions are synchronous (better-sqlite3): never hold one across an `await`.
@@ -62,6 +83,7 @@ function normalizeParams(params: unknown[]): unknown[] {
 export class Db {
   readonly raw: RawDatabase;
   private readonly cache = new Map<string, Statement>();
+  private syncLevel: Statement | null = null;
 
   constructor(raw: RawDatabase) {
     this.raw = raw;
@@ -99,9 +121,23 @@ export class Db {
     } as Query<R>;
   }
 
-  /** Runs `fn` in one transaction (BEGIN IMMEDIATE), committing when it returns. */
+  /**
+   * Runs `fn` in one transaction (BEGIN IMMEDIATE), committing when it returns. Under
+   * `withRelaxedDurability` the commit does not wait for the disk (see there).
+   */
   transaction<T>(fn: () => T): T {
-    return this.raw.transaction(fn).immediate();
+    // Nested: a savepoint, and the enclosing commit decides.
+    if (this.raw.inTransaction || durability.getStore() !== 'relaxed') return this.raw.transaction(fn).immediate();
+    // Already below FULL (an open sync group, or set so by its owner): that level stands.
+    this.syncLevel ??= this.raw.prepare('PRAGMA synchronous').pluck();
+    const level = Number(this.syncLevel.get());
+    if (level < 2) return this.raw.transaction(fn).immediate();
+    this.raw.exec('PRAGMA synchronous = NORMAL');
+    try {
+      return this.raw.transaction(fn).immediate();
+    } finally {
+      this.raw.exec(`PRAGMA synchronous = ${level}`);
+    }
   }
 
   /** Runs SQL text with several statements (migrations). */
@@ -111,6 +147,7 @@ export class Db {
 
   close(): void {
     this.cache.clear();
+    this.syncLevel = null;
     this.raw.close();
   }
 }

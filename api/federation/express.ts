@@ -45,6 +45,38 @@ function fromFederatedHost(deps: Deps, headers: Headers, body: Buffer | undefine
   return hosts.every((h) => federatesWith(deps, h));
 }
 
+/** Deliveries verified and enqueued at the same time, at most (see InboxGate). */
+const INBOX_AT_ONCE = 2;
+
+/**
+ * Lets a few inbox deliveries at a time into Fedify (signature verification, parsing, enqueueing:
+ * a millisecond or more of CPU each, in many small steps). Peers deliver over many connections
+ * at once; with all of them in flight, every turn of the event loop carries a step of each, and a
+ * REST request waits behind all of them. Waiting here costs nothing but memory for the body,
+ * which is bounded by the connections a peer holds open.
+ */
+class InboxGate {
+  private inside = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Resolves when the caller may go in, with the function that lets the next one in. */
+  async enter(): Promise<() => void> {
+    if (this.inside >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.inside += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      // The slot passes straight to the next in line; `inside` only drops when nobody waits.
+      if (next) next();
+      else this.inside -= 1;
+    };
+  }
+}
+
 async function readBody(req: ExpressRequest, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -64,6 +96,7 @@ async function readBody(req: ExpressRequest, limit: number): Promise<Buffer> {
  * parsers: inbox bodies are read raw, as their Digest covers the exact bytes.
  */
 export function federationMiddleware(federation: Federation<Deps>, deps: Deps, origin: string, maxBodyBytes: number): RequestHandler {
+  const inboxGate = new InboxGate(INBOX_AT_ONCE);
   return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     if (!isFederationPath(req.path)) return next();
     void (async () => {
@@ -89,7 +122,14 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
         return new Response(null, { status: 404 });
       };
       const request = new Request(webfingerByAcct(new URL(req.originalUrl, origin), origin), { method: req.method, headers, body: body ? new Uint8Array(body) : null });
-      const response = await federation.fetch(request, { contextData: deps, onNotFound: fallThrough, onNotAcceptable: fallThrough });
+      // Deliveries take turns (see InboxGate); lookups and fetches go straight through.
+      const release = hasBody ? await inboxGate.enter() : null;
+      let response: Response;
+      try {
+        response = await federation.fetch(request, { contextData: deps, onNotFound: fallThrough, onNotAcceptable: fallThrough });
+      } finally {
+        release?.();
+      }
       if (fellThrough && !hasBody) return next();
       res.status(response.status);
       response.headers.forEach((value, name) => res.setHeader(name, value));

@@ -13,7 +13,8 @@ import type { AccountRow } from '../db/repos/accounts.js';
 import { storeEmojiTags } from './emoji-tags.js';
 import { fromApActor } from './from-ap.js';
 import { onAnnounce, onBlock, onCreate, onDelete, onFeatured, onFlag, onLike, onMove, statusByUri } from './inbox-content.js';
-import { cachedSignedLoader } from './loader.js';
+import { cachedSignedLoader, DOCUMENT_TTL_MS } from './loader.js';
+import { now } from '../util/clock.js';
 import { onUpdateWithFeatured, syncFeaturedLater } from './featured-sync.js';
 import { sendAccept } from './outbound.js';
 
@@ -54,6 +55,11 @@ export async function remoteSender(ctx: Ctx, activity: Activity): Promise<Accoun
   if (!federatesWith(ctx.data, activity.actorId.host)) return null;
   // An actor that deleted itself stays deleted: what it (or a replay) sends later is ignored.
   if (isDeletedActor(ctx.data, activity.actorId.href)) return null;
+  // Stored within the document cache's lifetime: a refresh would read the same cached document
+  // and write the same row, which cost most of an inbound activity. Profile changes come as
+  // Update(actor) (stored by onUpdate), and a stale account is fetched again.
+  const known = findRemoteAccount(ctx.data, activity.actorId.href);
+  if (known && known.last_fetched_at !== null && now() - known.last_fetched_at < DOCUMENT_TTL_MS) return known;
   const options = await loaderOptions(ctx);
   // Loaded first for its JSON as served (see fromApActor); getActor then reads it from the cache.
   const document = await options.documentLoader(activity.actorId.href).catch(() => null);

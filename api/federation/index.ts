@@ -13,9 +13,12 @@ import { registerInbox } from './inbox.js';
 import { resolveRemote, resolveRemoteAccount } from './resolve.js';
 import { setRemoteResolver } from '../core/federation/resolver.js';
 import { SqliteKvStore } from './kv.js';
+import { keepContextsStatic } from './static-contexts.js';
 import { installOutbound } from './outbound.js';
 import { withMediaExtras } from './media-extras.js';
 import { installRelationOutbound } from './outbound-relations.js';
+import { installFeaturedTagOutbound } from './outbound-featured-tags.js';
+import { withHashtagActivities } from './inbox-hashtags.js';
 import { installMoveOutbound } from './outbound-move.js';
 import { installThreadResolution } from './threads.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
@@ -59,16 +62,19 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     // attempts, and stop after about 15 hours (Fedify's default gives up after ~17 minutes).
     outboxRetryPolicy: createExponentialBackoffPolicy({ initialDelay: { seconds: 10 }, maxDelay: { hours: 1 }, factor: 2, maxAttempts: 24 }),
   });
+  keepContextsStatic(federation as Federation<unknown>);
   registerDispatchers(federation);
   registerFeaturedTagsDispatcher(federation);
   registerInbox(federation);
   setRemoteResolver(deps, (query) => resolveRemote(federation, deps, query));
   const offOutbound = installOutbound(deps, federation);
   const offRelations = installRelationOutbound(deps, federation);
+  const offFeaturedTags = installFeaturedTagOutbound(deps, federation);
   const offMove = installMoveOutbound(deps, federation);
   const offThreads = installThreadResolution(deps, federation);
   const unsubscribe = async () => {
     offRelations();
+    offFeaturedTags();
     await Promise.all([offOutbound(), offThreads(), offMove()]);
   };
   let controller: AbortController | null = null;
@@ -76,7 +82,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   let purge: NodeJS.Timeout | null = null;
   return {
     federation,
-    middleware: [hostMeta(origin), federationMiddleware(federation, deps, origin, deps.config.maxBodyBytes)],
+    middleware: [hostMeta(origin), federationMiddleware(withHashtagActivities(federation), deps, origin, deps.config.maxBodyBytes)],
     resolveAccount: (handleOrUri) => resolveRemoteAccount(federation, deps, handleOrUri),
     start() {
       if (controller) return;

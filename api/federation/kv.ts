@@ -23,8 +23,10 @@ interface PendingEntry {
  * Fedify's key-value store on our SQLite database (table `federation_kv`). Keys are stored as the
  * JSON text of the key array: `["a","b"]` starts with `["a",`, so a prefix listing is a text prefix.
  * Entries with a TTL expire (they are hidden at once and purged by `kvPurgeExpired`). Writes go
- * through the database's group commit (several per inbound activity would otherwise each wait for
- * the disk); until committed they are read from memory, and each promise resolves once on disk.
+ * through the database's group commit (several per inbound activity would otherwise each cost a
+ * commit); until committed they are read from memory, and each promise resolves once committed.
+ * They do not make the commit wait for the disk: Fedify keeps caches and idempotence marks here,
+ * which a power cut may cost, never corrupt.
  */
 export class SqliteKvStore implements KvStore {
   private readonly gc: GroupCommit;
@@ -64,7 +66,8 @@ export class SqliteKvStore implements KvStore {
       if (this.pending.get(k) === entry) this.pending.delete(k);
     };
     return this.gc
-      .write(() => (entry.value === null ? kvDelete(this.db, k) : kvSet(this.db, k, entry.value, entry.expiresAt)))
+      // Fedify keeps caches and idempotence marks here: lost ones are fetched or redone.
+      .write(() => (entry.value === null ? kvDelete(this.db, k) : kvSet(this.db, k, entry.value, entry.expiresAt)), { durable: false })
       .then(done, (err: unknown) => {
         done();
         throw err;

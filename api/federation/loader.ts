@@ -21,11 +21,13 @@ export function documentCacheKey(url: string): string {
  * first; fetched documents are kept for DOCUMENT_TTL_MS.
  */
 export async function cachedSignedLoader(ctx: Context<Deps>): Promise<DocumentLoader> {
-  const signed = await ctx.getDocumentLoader({ identifier: INSTANCE_ACTOR_IDENTIFIER });
+  // Made on the first miss only: it loads and imports the instance actor's keys.
+  let signed: DocumentLoader | null = null;
   const db = ctx.data.db;
   return async (url, options) => {
     const row = kvGet(db, documentCacheKey(url), now());
     if (row) return JSON.parse(row.value) as RemoteDocument;
+    signed ??= await ctx.getDocumentLoader({ identifier: INSTANCE_ACTOR_IDENTIFIER });
     const doc = await signed(url, options);
     kvSet(db, documentCacheKey(url), JSON.stringify(doc), now() + DOCUMENT_TTL_MS);
     return doc;

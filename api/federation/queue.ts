@@ -1,5 +1,5 @@
 import type { MessageQueue, MessageQueueDepth, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
-import type { Db } from '../db/connection.js';
+import { withRelaxedDurability, type Db } from '../db/connection.js';
 import { claimMessages, deleteMessage, enqueueMessage, queueDepth, releaseMessage, type QueueName } from '../db/repos/federation.js';
 import { now } from '../util/clock.js';
 import { newId } from '../util/ids.js';
@@ -87,9 +87,12 @@ export class SqliteMessageQueue implements MessageQueue {
       next_attempt_at: at + durationMs(options?.delay),
       created_at: at,
     }));
-    await this.gc.write(() => {
-      for (const row of rows) enqueueMessage(this.db, row);
-    });
+    await this.gc.write(
+      () => {
+        for (const row of rows) enqueueMessage(this.db, row);
+      },
+      { durable: true },
+    );
     this.wake?.();
   }
 
@@ -106,17 +109,32 @@ export class SqliteMessageQueue implements MessageQueue {
   async listen(handler: (message: unknown) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
     const signal = options?.signal;
     const inFlight = new Set<Promise<void>>();
+    // Ids of the messages being handled here. A lease only guards against a worker that died;
+    // when the clock jumps past it (a laptop waking from sleep, a test moving the clock) while a
+    // message is still in hand, the claim hands that message out again: it is not run twice.
+    const inHand = new Set<string>();
     while (!signal?.aborted) {
       const free = this.concurrency - inFlight.size;
       const at = now();
       // The claim commits together with the deletes and enqueues waiting for the group commit.
       const rows = free > 0 ? (this.gc.flush(() => claimMessages(this.db, this.queue, at, at + this.leaseMs, free)) ?? []) : [];
+      // Handlers of one claim start one per turn of the event loop, not all in one: each start
+      // is a millisecond or so of synchronous work (parsing, key import, signing), and sixteen of
+      // them in a row would hold up every REST request that came in meanwhile.
+      let turn: Promise<void> = Promise.resolve();
       for (const row of rows) {
+        if (inHand.has(row.id)) continue;
+        inHand.add(row.id);
+        const start = turn;
+        turn = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
         const job = (async () => {
+          await start;
           let failure: { error: unknown } | null = null;
           try {
             const message = JSON.parse(row.message) as unknown;
-            await withQueueMessage(message, () => handler(message));
+            // The handler's own commits need not wait for the disk: this message is deleted only
+            // afterwards, so a power cut that loses them brings it back (withRelaxedDurability).
+            await withQueueMessage(message, () => withRelaxedDurability(() => handler(message)));
           } catch (error) {
             failure = { error };
           }
@@ -124,17 +142,18 @@ export class SqliteMessageQueue implements MessageQueue {
           // again because its deletion could not be written (it comes back only when its lease runs
           // out, as after a crash).
           if (failure === null) {
-            await this.gc.write(() => deleteMessage(this.db, row.id));
+            await this.gc.write(() => deleteMessage(this.db, row.id), { durable: false });
           } else if (row.attempts >= this.maxAttempts) {
             console.error(`federation ${this.queue} message ${row.id} dropped after ${row.attempts} attempts`, failure.error);
-            await this.gc.write(() => deleteMessage(this.db, row.id));
+            await this.gc.write(() => deleteMessage(this.db, row.id), { durable: false });
           } else {
             const error = String(failure.error);
-            await this.gc.write(() => releaseMessage(this.db, row.id, now() + retryDelayMs(row.attempts), error));
+            await this.gc.write(() => releaseMessage(this.db, row.id, now() + retryDelayMs(row.attempts), error), { durable: false });
           }
         })()
           .catch((err: unknown) => console.error(`federation ${this.queue} message ${row.id}: could not record the outcome`, err))
           .finally(() => {
+            inHand.delete(row.id);
             inFlight.delete(job);
             this.wake?.();
           });

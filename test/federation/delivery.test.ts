@@ -19,8 +19,9 @@ class Sink {
   /** Activity ids of POSTs answered 202, in order. */
   accepted: string[] = [];
   attempts = 0;
-  /** Time taken to answer a POST (a slow peer keeps a delivery run going). */
+  /** Time taken to answer a POST (a slow peer keeps a delivery run going); POSTs are answered one after another. */
   delayMs = 0;
+  private turn: Promise<void> = Promise.resolve();
   origin = '';
   constructor() {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -43,7 +44,14 @@ class Sink {
     }
     if (req.method === 'POST') {
       this.attempts++;
-      if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+      if (this.delayMs) {
+        // A slow peer answers one POST at a time, so that a run of deliveries takes a while
+        // however many the instance sends at once.
+        const delay = this.delayMs;
+        const mine = this.turn.then(() => new Promise<void>((r) => setTimeout(r, delay)));
+        this.turn = mine;
+        await mine;
+      }
       if (this.mode === 'down') {
         res.statusCode = 503;
         res.end();

@@ -97,4 +97,28 @@ describe('federation group commit (queue and key-value store)', () => {
     expect(row).toMatchObject({ attempts: 1, locked_until: null });
     expect(row?.last_error).toContain('peer down');
   });
+
+  it('a message still in hand when its lease runs out (the clock jumped: sleep) is not handled twice', async () => {
+    const queue = new SqliteMessageQueue(db, 'fanout', { pollMs: 10, leaseMs: 30 });
+    await queue.enqueue({ slow: true });
+    const controller = new AbortController();
+    let runs = 0;
+    let finished = false;
+    const listening = queue.listen(
+      async () => {
+        runs++;
+        // Ten times the lease: the worker claims again meanwhile and finds this message due.
+        await new Promise((r) => setTimeout(r, 300));
+        finished = true;
+      },
+      { signal: controller.signal },
+    );
+    for (let i = 0; i < 100 && !finished; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    controller.abort();
+    await listening;
+    expect(finished).toBe(true);
+    expect(runs).toBe(1);
+    expect(other.query<{ n: number }>("SELECT count(*) AS n FROM federation_queue WHERE queue = 'fanout'").get()?.n).toBe(0);
+  });
 });

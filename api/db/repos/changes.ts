@@ -54,6 +54,14 @@ function syncInfo(db: Db): SyncStatements {
   return s;
 }
 
+/**
+ * The WAL file of a connection, for flushing it to disk from outside SQLite; null when the
+ * database is not a file in WAL mode.
+ */
+export function walFileOf(db: Db): string | null {
+  return syncInfo(db).wal;
+}
+
 /** Open sync groups per connection, and the synchronous level to restore when the last closes. */
 const openGroups = new WeakMap<Db, { depth: number; level: number }>();
 

@@ -1,4 +1,4 @@
-import type { Db } from '../connection.js';
+import { withRelaxedDurability, type Db } from '../connection.js';
 import { pageSql, type PageBounds } from '../paging.js';
 import type { StatusRow } from './statuses.js';
 import { liveColumnsSql, type LiveStatusRow, type VisibleSql } from './timelines.js';
@@ -191,16 +191,7 @@ export function accountHasStatuses(db: Db, accountId: string): boolean {
  * WAL is flushed as a whole). A status is acknowledged by its own, fully synchronous, commit.
  */
 export function derivedTransaction<T>(db: Db, fn: () => T): T {
-  // Inside an enclosing transaction (a savepoint here), the enclosing commit decides.
-  if (db.raw.inTransaction) return db.transaction(fn);
-  const level = db.query<{ synchronous: number }>('PRAGMA synchronous').get()?.synchronous ?? 2;
-  if (level < 2) return db.transaction(fn);
-  db.exec('PRAGMA synchronous = NORMAL');
-  try {
-    return db.transaction(fn);
-  } finally {
-    db.exec(`PRAGMA synchronous = ${level}`);
-  }
+  return withRelaxedDurability(() => db.transaction(fn));
 }
 
 /** The tags of a status whose author may broadcast (not silenced), for the fan-out to tag followers. */
