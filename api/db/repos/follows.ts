@@ -164,7 +164,10 @@ export function followListPage(db: Db, accountId: string, direction: 'followers'
 export function localNotifyingFollowers(db: Db, accountId: string): FollowRow[] {
   return db
     .query<FollowRow>(
-      `SELECT f.* FROM follows f JOIN users u ON u.account_id = f.account_id
+      // From the few local users to their follow of the account (the unique (account_id,
+      // target_account_id) index), not through the account's followers, who may be thousands
+      // of remote accounts: CROSS JOIN keeps SQLite to that order.
+      `SELECT f.* FROM users u CROSS JOIN follows f ON f.account_id = u.account_id
        WHERE f.target_account_id = @account_id AND f.notify = 1`,
     )
     .all({ account_id: accountId });
