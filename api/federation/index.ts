@@ -21,6 +21,7 @@ import { installFeaturedTagOutbound } from './outbound-featured-tags.js';
 import { withHashtagActivities } from './inbox-hashtags.js';
 import { installMoveOutbound } from './outbound-move.js';
 import { installThreadResolution } from './threads.js';
+import { warmUpJsonLd } from './warm-up.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
 
 /** The federation side of an instance: Express middleware and the queue worker. */
@@ -80,6 +81,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   let controller: AbortController | null = null;
   let workers: Promise<unknown> | null = null;
   let purge: NodeJS.Timeout | null = null;
+  let warm: NodeJS.Timeout | null = null;
   return {
     federation,
     middleware: [hostMeta(origin), federationMiddleware(withHashtagActivities(federation), deps, origin, deps.config.maxBodyBytes)],
@@ -90,11 +92,14 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       workers = federation.startQueue(deps, { signal: controller.signal }).catch((err: unknown) => console.error('federation queue stopped', err));
       purge = setInterval(() => kvPurgeExpired(deps.db, now()), 10 * 60 * 1000);
       purge.unref();
+      warm = setTimeout(() => void warmUpJsonLd(federation, deps, origin), 200);
+      warm.unref();
     },
     async stop() {
       await unsubscribe();
       setRemoteResolver(deps, null);
       if (purge) clearInterval(purge);
+      if (warm) clearTimeout(warm);
       await featuredSyncsSettled(deps);
       controller?.abort();
       await workers;
