@@ -1,5 +1,6 @@
 import { withRelaxedDurability, type Db } from '../connection.js';
 import { pageSql, type PageBounds } from '../paging.js';
+import { fromLocalUsers } from './follows.js';
 import type { StatusRow } from './statuses.js';
 import { liveColumnsSql, type LiveStatusRow, type VisibleSql } from './timelines.js';
 
@@ -119,14 +120,15 @@ export function findRegeneratingFeeds(db: Db): string[] {
 
 /** The local followers of an account (those with a user, hence a home feed), with their follow options. */
 export function findLocalFollowers(db: Db, authorId: string): LocalFollowerRow[] {
-  return db
-    .query<LocalFollowerRow>(
-      // Local users first (few), then their follow of the author: see localNotifyingFollowers.
-      `SELECT f.account_id, f.show_reblogs, f.languages FROM users u
+  // Driven from whichever side is smaller (see fromLocalUsers).
+  const sql = fromLocalUsers(db, authorId)
+    ? `SELECT f.account_id, f.show_reblogs, f.languages FROM users u
        CROSS JOIN follows f ON f.account_id = u.account_id
-       WHERE f.target_account_id = @author_id`,
-    )
-    .all({ author_id: authorId });
+       WHERE f.target_account_id = @author_id`
+    : `SELECT f.account_id, f.show_reblogs, f.languages FROM follows f
+       JOIN users u ON u.account_id = f.account_id
+       WHERE f.target_account_id = @author_id`;
+  return db.query<LocalFollowerRow>(sql).all({ author_id: authorId });
 }
 
 /** Of the given accounts, those that follow `targetId`. */

@@ -160,17 +160,28 @@ export function followListPage(db: Db, accountId: string, direction: 'followers'
   return p.reverse ? rows.reverse() : rows;
 }
 
+/**
+ * Whether an account's local followers are best found from the local users (each user's follow of
+ * it, by the unique (account_id, target_account_id) index) rather than from its followers (the
+ * follows_target index): when it has more followers than the instance has users, as a personal
+ * instance's account with thousands of remote followers. A family instance's account followed by
+ * its own users is the other way round. CROSS JOIN holds SQLite to the order chosen.
+ */
+export function fromLocalUsers(db: Db, accountId: string): boolean {
+  const row = db
+    .query<{ few: number }>('SELECT (SELECT count(*) FROM users) < (SELECT followers_count FROM accounts WHERE id = @account_id) AS few')
+    .get({ account_id: accountId });
+  return row?.few === 1;
+}
+
 /** Local followers of `accountId` who asked to be notified of its posts. */
 export function localNotifyingFollowers(db: Db, accountId: string): FollowRow[] {
-  return db
-    .query<FollowRow>(
-      // From the few local users to their follow of the account (the unique (account_id,
-      // target_account_id) index), not through the account's followers, who may be thousands
-      // of remote accounts: CROSS JOIN keeps SQLite to that order.
-      `SELECT f.* FROM users u CROSS JOIN follows f ON f.account_id = u.account_id
-       WHERE f.target_account_id = @account_id AND f.notify = 1`,
-    )
-    .all({ account_id: accountId });
+  const sql = fromLocalUsers(db, accountId)
+    ? `SELECT f.* FROM users u CROSS JOIN follows f ON f.account_id = u.account_id
+       WHERE f.target_account_id = @account_id AND f.notify = 1`
+    : `SELECT f.* FROM follows f JOIN users u ON u.account_id = f.account_id
+       WHERE f.target_account_id = @account_id AND f.notify = 1`;
+  return db.query<FollowRow>(sql).all({ account_id: accountId });
 }
 
 /** A page of the accounts asking to follow `accountId`, oldest request last (newest first), as (request id, account id). */
