@@ -3,13 +3,13 @@ import type { Deps } from '../core/deps.js';
 import { MEDIA_LIMITS, MEDIA_PROCESSING } from '../core/instance/limits.js';
 import { finishAv } from '../core/media/background.js';
 import { mediaStorage } from '../core/media/storage.js';
+import { storeVideoPreview } from '../core/media/video-preview.js';
 import { sizeMeta } from '../core/media/upload.js';
 import type { MediaChange } from '../db/repos/media-uploads.js';
 import type { MediaRow } from '../db/repos/media.js';
 import { detectFileType, type DetectedType } from './detect.js';
 import { emojiStill, imageSlot, inspectImage, processAttachmentImage, processProfileImage, type ImageInfo } from './image.js';
 import { REMOTE_MEDIA_LIMITS } from './remote-fetch.js';
-import { videoStill } from './video-frame.js';
 
 /**
  * A downloaded remote file through the same pipeline as uploads: the type from the bytes, the
@@ -118,25 +118,6 @@ export async function processRemoteAttachment(deps: Deps, row: MediaRow, path: s
     }
   }
   return { change, keys };
-}
-
-/**
- * Makes and stores the preview of a remote video that came without one (its first frame). Null
- * when there is none to be had: the video is kept all the same, without a preview, as before.
- */
-async function storeVideoPreview(deps: Deps, mediaId: string, path: string | null, type: DetectedType): Promise<{ key: string; blurhash: string; width: number; height: number } | null> {
-  if (!path) return null;
-  const still = await videoStill(path, type, MEDIA_PROCESSING.image_small_pixels);
-  if (!still) return null;
-  const storage = mediaStorage(deps);
-  const key = storage.newKey('media_attachments/files', mediaId, 'small', still.image.ext);
-  try {
-    await storage.write(key, still.image.data);
-  } catch (err) {
-    console.error(`storing the preview of remote video ${mediaId} failed`, err);
-    return null;
-  }
-  return { key, blurhash: still.blurhash, width: still.image.width, height: still.image.height };
 }
 
 /** A stored avatar or header: the picture and, for an animated one, its still first frame. */

@@ -20,13 +20,19 @@ describe('video and audio uploads', () => {
   afterAll(() => inst.close());
   afterEach(() => {
     mediaTestHooks.beforeBackgroundJob = null;
+    mediaTestHooks.beforeBackgroundSave = null;
   });
 
-  it('v1: a video with sound is stored with its metadata; preview_url is null without a thumbnail', async () => {
+  it('v1: a video with sound is stored with its metadata; without a thumbnail its first frame is the preview', async () => {
     const res = await upload(alice.client, video, { type: 'video/mp4', name: 'clip.mp4' });
     expect(res.status, res.text).toBe(200);
     const m = res.body;
-    expect(m).toMatchObject({ type: 'video', preview_url: null, remote_url: null, preview_remote_url: null, blurhash: null });
+    expect(m).toMatchObject({ type: 'video', remote_url: null, preview_remote_url: null });
+    // As Mastodon makes one: a still of the first frame, with its size and a blurhash.
+    expect(m.preview_url).toMatch(/\/media_attachments\/files\/.*\/small\/[0-9a-f]{16}\.png$/);
+    expect(m.meta.small).toEqual({ width: 320, height: 240, size: '320x240', aspect: 320 / 240 });
+    expect(blurhashComponents(m.blurhash)).not.toBeNull();
+    expect(await sharp(await download(m.preview_url)).metadata()).toMatchObject({ format: 'png', width: 320, height: 240 });
     expect(m.url).toMatch(/\/original\/[0-9a-f]{16}\.mp4$/);
     expect(m.meta).toMatchObject({ width: 320, height: 240, size: '320x240', fps: 25, audio_encode: 'aac', audio_bitrate: '44100 Hz', audio_channels: 'mono' });
     expect(m.meta.aspect).toBeCloseTo(4 / 3, 5);
@@ -98,6 +104,36 @@ describe('video and audio uploads', () => {
     expect(count(inst, 'media_jobs')).toBe(0);
     const posted = await alice.client.post('/api/v1/statuses', { status: 'now', media_ids: [res.body.id] });
     expect(posted.status, posted.text).toBe(200);
+  });
+
+  it('v2: a thumbnail uploaded while the video is processed wins over the generated frame', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let processed!: () => void;
+    const framed = new Promise<void>((resolve) => (processed = resolve));
+    // The job has made its frame and waits to save: the thumbnail arrives just then.
+    mediaTestHooks.beforeBackgroundSave = () => {
+      processed();
+      return gate;
+    };
+    const res = await upload(alice.client, video, { version: 2, type: 'video/mp4' });
+    expect(res.status, res.text).toBe(202);
+    await framed;
+    const thumbed = await alice.client.put(`/api/v1/media/${res.body.id}`, undefined, {
+      multipart: form({ thumbnail: { data: await picture(200, 100, 'jpeg'), type: 'image/jpeg' } }),
+    });
+    expect(thumbed.status, thumbed.text).toBe(206);
+    const before = storedFiles(inst).length;
+    release();
+    const done = await eventually(async () => {
+      const r = await alice.client.get(`/api/v1/media/${res.body.id}`);
+      return r.status === 200 ? r : undefined;
+    });
+    expect(done.body.preview_url).toBe(thumbed.body.preview_url);
+    expect(done.body.meta.small).toMatchObject({ width: 200, height: 100 });
+    expect(done.body.meta).toMatchObject({ width: 320, height: 240 });
+    // The frame made meanwhile is removed again: nothing but the video and the thumbnail is left.
+    expect(storedFiles(inst).length).toBe(before - 1);
   });
 
   it('v2: a video that turns out unreadable ends failed (GET 422) and leaves no file', async () => {

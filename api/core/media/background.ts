@@ -17,6 +17,8 @@ import type { Deps } from '../deps.js';
 import { MEDIA_LIMITS } from '../instance/limits.js';
 import { invalidFile } from './rules.js';
 import { mediaStorage, mediaTestHooks } from './storage.js';
+import { sizeMeta } from './upload.js';
+import { storeVideoPreview } from './video-preview.js';
 
 /**
  * Audio and video: reading their metadata and storing them, at once (v1) or in the background
@@ -72,8 +74,19 @@ export async function finishAv(deps: Deps, row: MediaRow, source: string, detect
   const storage = mediaStorage(deps);
   const key = storage.newKey('media_attachments/files', row.id, 'original', kind.ext);
   await storage.moveIn(source, key);
+  // An uploaded video without a thumbnail of its own gets its first frame, as Mastodon does.
+  // (Remote ones are handled where they are copied: their preview may come from the remote.)
+  let preview: Pick<MediaRow, 'preview_key' | 'blurhash'> = { preview_key: row.preview_key, blurhash: row.blurhash };
+  if (row.remote_url === null && row.preview_key === null && kind.type !== 'audio') {
+    const made = await storeVideoPreview(deps, row.id, storage.pathOf(key), type);
+    if (made) {
+      preview = { preview_key: made.key, blurhash: made.blurhash };
+      meta.small = sizeMeta(made.width, made.height);
+    }
+  }
   return {
     ...row,
+    ...preview,
     type: kind.type,
     file_key: key,
     file_content_type: kind.mime,
@@ -115,20 +128,36 @@ export async function runMediaJob(deps: Deps, mediaId: string): Promise<void> {
     bumpMediaJobAttempts(deps.db, mediaId);
     try {
       const done = await finishAv(deps, row, job.source_path);
+      if (mediaTestHooks.beforeBackgroundSave) await mediaTestHooks.beforeBackgroundSave();
+      const generated = done.preview_key !== row.preview_key ? done.preview_key : null;
+      let unused: string | null = null;
       deps.db.transaction(() => {
+        // A thumbnail uploaded while the video was processed wins over the generated frame, and
+        // its size in meta stays.
+        const current = findMediaRow(deps.db, mediaId);
+        const keepGenerated = generated !== null && current?.preview_key === null;
+        if (generated !== null && !keepGenerated) unused = generated;
+        const meta = JSON.parse(done.meta) as Record<string, unknown>;
+        const currentSmall = current ? (JSON.parse(current.meta) as Record<string, unknown>).small : undefined;
+        if (!keepGenerated) {
+          if (currentSmall === undefined) delete meta.small;
+          else meta.small = currentSmall;
+        }
         updateMediaRow(deps.db, mediaId, {
           type: done.type,
           file_key: done.file_key,
           file_content_type: done.file_content_type,
           file_size: done.file_size,
-          meta: done.meta,
+          meta: JSON.stringify(meta),
+          ...(keepGenerated ? { preview_key: generated, blurhash: done.blurhash } : {}),
           processing: 'done',
           updated_at: done.updated_at,
         });
         deleteMediaJob(deps.db, mediaId);
       });
-      // Deleted meanwhile: the row is gone and the moved file must go too.
-      if (!findMediaRow(deps.db, mediaId)) await mediaStorage(deps).remove([done.file_key]);
+      if (unused) await mediaStorage(deps).remove([unused]);
+      // Deleted meanwhile: the row is gone and the moved files must go too.
+      if (!findMediaRow(deps.db, mediaId)) await mediaStorage(deps).remove([done.file_key, generated]);
     } catch (err) {
       // A file that cannot be read will not read better next time; anything else is retried.
       const permanent = err instanceof ApiError || job.attempts + 1 >= MAX_ATTEMPTS;

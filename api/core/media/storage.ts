@@ -22,7 +22,10 @@ export const mediaTestHooks: {
   sizeLimit: number | null;
   /** Awaited before a background job starts processing (lets a test observe the 206 state). */
   beforeBackgroundJob: (() => Promise<void>) | null;
+  /** Awaited once a background job has processed the file, before it saves the outcome. */
+  beforeBackgroundSave: (() => Promise<void>) | null;
 } = {
   sizeLimit: null,
   beforeBackgroundJob: null,
+  beforeBackgroundSave: null,
 };

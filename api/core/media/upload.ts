@@ -139,6 +139,7 @@ export async function uploadMedia(deps: Deps, account: AccountRow, file: Incomin
     if (!options.background) {
       const done = await finishAv(deps, row, file.path, type);
       if (done.file_key) written.push(done.file_key);
+      if (done.preview_key && done.preview_key !== row.preview_key) written.push(done.preview_key);
       insertMediaRow(deps.db, done);
       return { media: done, processing: false };
     }
