@@ -161,13 +161,11 @@ async function accountMove(deps: Deps, sub: 'alias' | 'move', action: string | u
     return 0;
   } finally {
     if (federation) {
-      // The profile Update is put on the queue by a listener this command cannot await: give it
-      // a moment, and let pending queue writes commit, before the database closes. (The Move
-      // itself is awaited by stop().)
-      const { groupCommitFor } = await import('./federation/group-commit.js');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      for (let i = 0; i < 40 && !groupCommitFor(deps.db).idle; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      // stop() waits until the Move and the profile Update (started by listeners) are queued;
+      // then the queue's last writes commit before the database closes.
       await federation.stop();
+      const { groupCommitFor } = await import('./federation/group-commit.js');
+      for (let i = 0; i < 40 && !groupCommitFor(deps.db).idle; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 }

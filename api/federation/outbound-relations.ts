@@ -11,7 +11,7 @@ import { findPollsByStatusIds } from '../db/repos/status-polls.js';
 import { statusUri } from '../serializers/status.js';
 import { statusById } from '../core/federation/local.js';
 import { now } from '../util/clock.js';
-import { loadFollowerRecipients, recipientOf, send } from './outbound.js';
+import { loadFollowerRecipients, recipientOf, send, trackSend } from './outbound.js';
 import { actorUri } from './to-ap.js';
 
 /**
@@ -23,8 +23,12 @@ import { actorUri } from './to-ap.js';
  */
 export function installRelationOutbound(deps: Deps, federation: Federation<Deps>): () => void {
   const ctx = () => federation.createContext(new URL(deps.uris.base), deps);
+  // Tracked: stopping the instance (or a CLI command) waits until the activity is queued.
   const run = (what: string, job: () => Promise<void>) => {
-    job().catch((err: unknown) => console.error(`federation: sending ${what} failed`, err));
+    void trackSend(
+      deps,
+      job().catch((err: unknown) => console.error(`federation: sending ${what} failed`, err)),
+    );
   };
   const account = (id: string, isLocal: boolean) => {
     const a = accountById(deps, id);

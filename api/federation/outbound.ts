@@ -33,7 +33,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const pendingSends = new WeakMap<Deps, Set<Promise<unknown>>>();
 
 /** Registers a delivery job so that stopping the instance waits until it is in the queue. */
-function trackSend<T>(deps: Deps, job: Promise<T>): Promise<T> {
+export function trackSend<T>(deps: Deps, job: Promise<T>): Promise<T> {
   let set = pendingSends.get(deps);
   if (!set) pendingSends.set(deps, (set = new Set()));
   const entry = set;
