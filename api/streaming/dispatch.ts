@@ -106,6 +106,22 @@ function statusEvent(deps: Deps, hub: Hub, statusId: string, event: 'update' | '
   const excludedPersonal = excludedViewers(deps, personalViewers, statusId, 'feed');
   const excludedPublic = excludedViewers(deps, publicSubs.map((s) => s.session.auth.accountId), statusId, 'timeline');
 
+  // Public and hashtag streams first: the anonymous rendering is ready, shared by every viewer
+  // without filters, and goes out while the personal payloads below are still to be rendered.
+  const shared = new Map<Payload, Outgoing>();
+  for (const sub of publicSubs) {
+    const viewerId = sub.session.auth.accountId;
+    if (excludedPublic.has(viewerId)) continue;
+    const payload = render.forPublicViewer(viewerId);
+    if (!payload) continue;
+    let message = shared.get(payload);
+    if (!message) {
+      message = new Outgoing(event, payload);
+      shared.set(payload, message);
+    }
+    hub.send(sub, message);
+  }
+
   // Home and lists: rendered with each viewer's flags; a hide filter of `home` drops it.
   const payloads = render.forViewers(personalViewers.filter((v) => !excludedPersonal.has(v)), 'home');
   const messages = new Map<string, Outgoing>();
@@ -126,21 +142,6 @@ function statusEvent(deps: Deps, hub: Hub, statusId: string, event: 'update' | '
   for (const list of lists) {
     const message = messageFor(list.account_id);
     if (message) sendAll(hub, hub.lists.get(list.id), message);
-  }
-
-  // Public and hashtag streams: the anonymous rendering, shared by every viewer without filters.
-  const shared = new Map<Payload, Outgoing>();
-  for (const sub of publicSubs) {
-    const viewerId = sub.session.auth.accountId;
-    if (excludedPublic.has(viewerId)) continue;
-    const payload = render.forPublicViewer(viewerId);
-    if (!payload) continue;
-    let message = shared.get(payload);
-    if (!message) {
-      message = new Outgoing(event, payload);
-      shared.set(payload, message);
-    }
-    hub.send(sub, message);
   }
 
   if (event === 'update') conversationEvent(deps, hub, render);
