@@ -59,13 +59,17 @@ type JsonLdOptions = Parameters<Add['toJsonLd']>[0];
  * sending it (`new this.constructor`), so the class survives and the Hashtag is carried over.
  */
 
+/** A clone of an activity carrying the same Hashtag as the original. */
+function withSameTag<T extends object>(original: object, copy: T): T {
+  const tag = hashtags.get(original);
+  if (tag) hashtags.set(copy, tag);
+  return copy;
+}
+
 /** Add of a Hashtag (see above). */
 class HashtagAdd extends Add {
   override clone(...args: Parameters<Add['clone']>): Add {
-    const copy = super.clone(...args);
-    const tag = hashtags.get(this);
-    if (tag) hashtags.set(copy, tag);
-    return copy;
+    return withSameTag(this, super.clone(...args));
   }
 
   override async toJsonLd(options?: JsonLdOptions): Promise<unknown> {
@@ -76,10 +80,7 @@ class HashtagAdd extends Add {
 /** Remove of a Hashtag (see above). */
 class HashtagRemove extends Remove {
   override clone(...args: Parameters<Remove['clone']>): Remove {
-    const copy = super.clone(...args);
-    const tag = hashtags.get(this);
-    if (tag) hashtags.set(copy, tag);
-    return copy;
+    return withSameTag(this, super.clone(...args));
   }
 
   override async toJsonLd(options?: JsonLdOptions): Promise<unknown> {

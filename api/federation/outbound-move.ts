@@ -3,7 +3,7 @@ import { Move } from '@fedify/vocab';
 import { setAccountFetcher } from '../core/accounts/move.js';
 import type { Deps } from '../core/deps.js';
 import { accountById } from '../core/federation/local.js';
-import { followerRecipients, send } from './outbound.js';
+import { loadFollowerRecipients, send, sendsSettled } from './outbound.js';
 import { resolveRemoteAccount } from './resolve.js';
 import { actorUri } from './to-ap.js';
 
@@ -17,16 +17,11 @@ import { actorUri } from './to-ap.js';
  */
 export function installMoveOutbound(deps: Deps, federation: Federation<Deps>): () => Promise<void> {
   const ctx = () => federation.createContext(new URL(deps.uris.base), deps);
-  const pending = new Set<Promise<void>>();
   setAccountFetcher(deps, (handleOrUri) => resolveRemoteAccount(federation, deps, handleOrUri));
   const off = deps.events.on('account.moved', ({ accountId, targetAccountId, migrationId }) => {
     const origin = accountById(deps, accountId);
     const target = accountById(deps, targetAccountId);
     if (!origin || origin.domain !== null || !target) return;
-    // Followers are read now: the local ones are carried over right after, the remote ones stay
-    // until their servers act on the Move.
-    const recipients = followerRecipients(deps, origin.id);
-    if (recipients.length === 0) return;
     const me = new URL(actorUri(origin, deps.uris));
     const move = new Move({
       id: new URL(`${me.href}#moves/${migrationId}`),
@@ -35,14 +30,16 @@ export function installMoveOutbound(deps: Deps, federation: Federation<Deps>): (
       target: new URL(actorUri(target, deps.uris)),
       to: new URL(deps.uris.followersUri(origin.username)),
     });
-    const job = send(ctx(), origin, recipients, move)
-      .catch((err: unknown) => console.error('federation: sending Move failed', err))
-      .finally(() => pending.delete(job));
-    pending.add(job);
+    // The remote followers stay until their servers act on the Move (only the local ones are
+    // carried over here), so reading them a page at a time after this turn sees them all. Both
+    // the read and the send are tracked: stopping waits for them (see sendsSettled).
+    loadFollowerRecipients(deps, origin.id)
+      .then((recipients) => send(ctx(), origin, recipients, move))
+      .catch((err: unknown) => console.error('federation: sending Move failed', err));
   });
   return async () => {
     off();
     setAccountFetcher(deps, null);
-    await Promise.all([...pending]);
+    await sendsSettled(deps);
   };
 }

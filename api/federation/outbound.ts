@@ -2,7 +2,7 @@ import type { Context, Federation } from '@fedify/fedify';
 import { Accept, Announce, Create, Delete, Follow, Like, Tombstone, Undo, Update, type Recipient } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
 import { federationFilter } from '../core/federation/instance-domains.js';
-import { accountById, followerInboxes, followerInboxesPage, loadNoteContext, statusById } from '../core/federation/local.js';
+import { accountById, followerInboxesPage, loadNoteContext, statusById } from '../core/federation/local.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { statusUri } from '../serializers/status.js';
 import { PUBLIC_COLLECTION } from '@fedify/vocab';
@@ -72,12 +72,6 @@ function urlParser(): (href: string) => URL {
 
 function followerRecipient(f: { uri: string; inbox: string; shared_inbox: string | null }, url: (href: string) => URL): Recipient {
   return { id: new URL(f.uri), inboxId: new URL(f.inbox), endpoints: f.shared_inbox ? { sharedInbox: url(f.shared_inbox) } : null } as Recipient;
-}
-
-/** The remote followers of a local account as delivery recipients, read in one go (see loadFollowerRecipients). */
-export function followerRecipients(deps: Deps, accountId: string): Recipient[] {
-  const url = urlParser();
-  return followerInboxes(deps, accountId).map((f) => followerRecipient(f, url));
 }
 
 /**

@@ -3,7 +3,6 @@ import type { Deps } from '../core/deps.js';
 import { MEDIA_LIMITS, MEDIA_PROCESSING } from '../core/instance/limits.js';
 import { finishAv } from '../core/media/background.js';
 import { mediaStorage } from '../core/media/storage.js';
-import { storeVideoPreview } from '../core/media/video-preview.js';
 import { sizeMeta } from '../core/media/upload.js';
 import type { MediaChange } from '../db/repos/media-uploads.js';
 import type { MediaRow } from '../db/repos/media.js';
@@ -62,7 +61,7 @@ export interface AttachmentCopy {
  * Processes a downloaded remote attachment: an image becomes an original and a small preview
  * (blurhash computed only when the remote sent none); video and audio are checked and moved into
  * storage (the file at `path` is consumed then), and a video or GIFV that came without a preview
- * gets its first frame as one (with a blurhash when the remote sent none).
+ * gets its first frame as one (see finishAv).
  */
 export async function processRemoteAttachment(deps: Deps, row: MediaRow, path: string, size: number): Promise<AttachmentCopy> {
   const type = await detectOrRefuse(path);
@@ -105,19 +104,18 @@ export async function processRemoteAttachment(deps: Deps, row: MediaRow, path: s
     // finishAv refuses unreadable files and too large pictures with a 422; nothing else is expected.
     throw new RemoteMediaRefused((err as Error).message, { cause: err });
   }
-  const change: MediaChange = { type: done.type, file_key: done.file_key, file_content_type: done.file_content_type, file_size: done.file_size, meta: done.meta, processing: 'done' };
-  const keys = done.file_key ? [done.file_key] : [];
-  if ((done.type === 'video' || done.type === 'gifv') && done.file_key && row.preview_key === null && row.preview_remote_url === null) {
-    // The file is stored now; its key is kept in `keys` so that any failure below removes it.
-    const preview = await storeVideoPreview(deps, row.id, storage.pathOf(done.file_key), type);
-    if (preview) {
-      keys.push(preview.key);
-      change.preview_key = preview.key;
-      change.blurhash = row.blurhash ?? preview.blurhash;
-      change.meta = JSON.stringify({ ...(JSON.parse(done.meta) as Record<string, unknown>), small: sizeMeta(preview.width, preview.height) });
-    }
-  }
-  return { change, keys };
+  // A video that came without a preview got its first frame from finishAv: that file is kept too.
+  const framed = done.preview_key !== row.preview_key ? done.preview_key : null;
+  const change: MediaChange = {
+    type: done.type,
+    file_key: done.file_key,
+    file_content_type: done.file_content_type,
+    file_size: done.file_size,
+    meta: done.meta,
+    processing: 'done',
+    ...(framed ? { preview_key: framed, blurhash: done.blurhash } : {}),
+  };
+  return { change, keys: [done.file_key, framed].filter((k): k is string => k !== null) };
 }
 
 /** A stored avatar or header: the picture and, for an animated one, its still first frame. */

@@ -4,7 +4,6 @@ import {
   followPageUris,
   pinnedPublicStatuses,
   publicStatusPage,
-  remoteFollowerInboxes,
   remoteFollowerInboxesPage,
 } from '../../db/repos/federation.js';
 import { findFollow, findFollowRequest, type FollowRow } from '../../db/repos/follows.js';
@@ -39,11 +38,6 @@ export function statusById(deps: Deps, id: string): StatusRow | undefined {
 /** The follow (or pending request) of `accountId` to `targetId`, if any. */
 export function followBetween(deps: Deps, accountId: string, targetId: string): FollowRow | undefined {
   return findFollow(deps.db, accountId, targetId) ?? findFollowRequest(deps.db, accountId, targetId);
-}
-
-/** Remote followers' inboxes of a local account. */
-export function followerInboxes(deps: Deps, accountId: string): { uri: string; inbox: string; shared_inbox: string | null }[] {
-  return remoteFollowerInboxes(deps.db, accountId);
 }
 
 /** One page of a local account's remote followers with their inboxes (see remoteFollowerInboxesPage). */

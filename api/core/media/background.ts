@@ -74,13 +74,13 @@ export async function finishAv(deps: Deps, row: MediaRow, source: string, detect
   const storage = mediaStorage(deps);
   const key = storage.newKey('media_attachments/files', row.id, 'original', kind.ext);
   await storage.moveIn(source, key);
-  // An uploaded video without a thumbnail of its own gets its first frame, as Mastodon does.
-  // (Remote ones are handled where they are copied: their preview may come from the remote.)
+  // A video without a preview (no thumbnail uploaded, none given by the remote server) gets its
+  // first frame, as Mastodon makes one; a blurhash the remote sent stays.
   let preview: Pick<MediaRow, 'preview_key' | 'blurhash'> = { preview_key: row.preview_key, blurhash: row.blurhash };
-  if (row.remote_url === null && row.preview_key === null && kind.type !== 'audio') {
+  if (row.preview_key === null && row.preview_remote_url === null && kind.type !== 'audio') {
     const made = await storeVideoPreview(deps, row.id, storage.pathOf(key), type);
     if (made) {
-      preview = { preview_key: made.key, blurhash: made.blurhash };
+      preview = { preview_key: made.key, blurhash: row.blurhash ?? made.blurhash };
       meta.small = sizeMeta(made.width, made.height);
     }
   }

@@ -140,16 +140,6 @@ export function setFollowUri(db: Db, table: 'follows' | 'follow_requests', id: s
   db.query(`UPDATE ${table} SET uri = @uri WHERE id = @id`).run({ id, uri });
 }
 
-/** Inboxes of the remote followers of a local account: shared inbox when known, else personal. */
-export function remoteFollowerInboxes(db: Db, accountId: string): { uri: string; inbox: string; shared_inbox: string | null }[] {
-  return db
-    .query<{ uri: string; inbox: string; shared_inbox: string | null }>(
-      `SELECT a.uri AS uri, a.inbox_url AS inbox, a.shared_inbox_url AS shared_inbox FROM follows f JOIN accounts a ON a.id = f.account_id
-        WHERE f.target_account_id = @account_id AND a.domain IS NOT NULL AND a.inbox_url IS NOT NULL`,
-    )
-    .all({ account_id: accountId });
-}
-
 /**
  * One page of the remote followers of an account with their inboxes, in follower id order, after
  * the follower `afterAccountId` (null for the first page): a delivery to thousands of followers
