@@ -14,6 +14,7 @@ import { resolveRemote, resolveRemoteAccount } from './resolve.js';
 import { setRemoteResolver } from '../core/federation/resolver.js';
 import { SqliteKvStore } from './kv.js';
 import { keepContextsStatic } from './static-contexts.js';
+import { reuseParsedKeys } from './key-memo.js';
 import { installOutbound } from './outbound.js';
 import { withMediaExtras } from './media-extras.js';
 import { installRelationOutbound } from './outbound-relations.js';
@@ -64,6 +65,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     outboxRetryPolicy: createExponentialBackoffPolicy({ initialDelay: { seconds: 10 }, maxDelay: { hours: 1 }, factor: 2, maxAttempts: 24 }),
   });
   keepContextsStatic(federation as Federation<unknown>);
+  reuseParsedKeys(federation as Federation<unknown>);
   registerDispatchers(federation);
   registerFeaturedTagsDispatcher(federation);
   registerInbox(federation);
