@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
-import { getSetting, setSetting } from '../../db/repos/settings.js';
+import type { Db } from '../../db/connection.js';
+import { getSettingTexts, setSetting } from '../../db/repos/settings.js';
 import { badRequest } from '../../util/errors.js';
 import type { Deps } from '../deps.js';
 
@@ -18,8 +19,32 @@ export function normalizeInstanceDomain(input: string): string {
   return port === undefined ? ascii : `${ascii}:${port}`;
 }
 
+/** The lists as parsed from their JSON texts, and the hosts decided against them so far. */
+interface ParsedLists {
+  texts: readonly (string | undefined)[];
+  lists: { blocked: readonly string[]; allowed: readonly string[] };
+  decided: Map<string, boolean>;
+}
+
+// Per connection. Each inbound activity asks about its hosts several times (the key's and the
+// actor's host before verification, the sender after): the lists are parsed, and each host decided,
+// once for as long as the settings' texts stay the same (getSettingTexts sees every change).
+const parsed = new WeakMap<Db, ParsedLists>();
+
+function parsedLists(deps: Deps): ParsedLists {
+  const texts = getSettingTexts(deps.db, [BLOCKS, ALLOWS]);
+  let p = parsed.get(deps.db);
+  if (!p || p.texts[0] !== texts[0] || p.texts[1] !== texts[1]) {
+    const parse = (text: string | undefined) => (text === undefined ? [] : (JSON.parse(text) as string[]));
+    p = { texts, lists: { blocked: parse(texts[0]), allowed: parse(texts[1]) }, decided: new Map() };
+    parsed.set(deps.db, p);
+  }
+  return p;
+}
+
 function list(deps: Deps, which: DomainList): string[] {
-  return getSetting<string[]>(deps.db, which === 'block' ? BLOCKS : ALLOWS) ?? [];
+  const { lists } = parsedLists(deps);
+  return [...(which === 'block' ? lists.blocked : lists.allowed)];
 }
 
 /** The instance's blocked and allowed domains. */
@@ -49,7 +74,7 @@ function covers(entry: string, host: string): boolean {
 }
 
 /** Whether `host` (normalized) passes the lists: not blocked, and allowed when any domain is. */
-function decide(lists: { blocked: string[]; allowed: string[] }, host: string): boolean {
+function decide(lists: { blocked: readonly string[]; allowed: readonly string[] }, host: string): boolean {
   let h: string;
   try {
     h = normalizeInstanceDomain(host);
@@ -68,7 +93,14 @@ function decide(lists: { blocked: string[]; allowed: string[] }, host: string): 
  * the allowed ones and their subdomains. Applies to inbound and outbound federation alike.
  */
 export function federatesWith(deps: Deps, host: string): boolean {
-  return decide(instanceDomains(deps), host);
+  const p = parsedLists(deps);
+  let ok = p.decided.get(host);
+  if (ok === undefined) {
+    ok = decide(p.lists, host);
+    // Hosts come from remote input: a bound keeps a flood of names from growing it.
+    if (p.decided.size < 10_000) p.decided.set(host, ok);
+  }
+  return ok;
 }
 
 /**
