@@ -17,7 +17,8 @@
 //    slowest post reported).
 // 3. During both: the home timeline (10,000 statuses) from a few paced clients, p50/p99.
 // The server runs on core 0 (taskset) and everything else on the other cores, when taskset exists:
-// the server is one JavaScript thread (plus SQLite and libuv's pool), "one core".
+// the server's threads (the main JavaScript thread, the delivery thread, SQLite and libuv's pool)
+// share "one core". BENCH_FED_SERVER_CPUS=0-1 gives it more (taskset's list syntax).
 import { createServer } from 'node:net';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,8 +46,8 @@ const TIMELINE_CLIENTS = 4;
 const TIMELINE_INTERVAL_MS = 100;
 const cli = process.env.BENCH_CLI ?? join(root, 'bin', 'hearth.js');
 
-/** Server on core 0; peers and clients on the rest (when there are other cores). */
-const SERVER_CPUS = '0';
+/** Server on core 0 (or BENCH_FED_SERVER_CPUS); peers and clients on the rest (when there are other cores). */
+const SERVER_CPUS = process.env.BENCH_FED_SERVER_CPUS ?? '0';
 const OTHER_CPUS = availableParallelism() > 1 ? `1-${availableParallelism() - 1}` : '0';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

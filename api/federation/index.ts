@@ -1,10 +1,9 @@
-import { createExponentialBackoffPolicy, createFederation, type Federation } from '@fedify/fedify';
+import { createFederation, type Federation } from '@fedify/fedify';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../core/deps.js';
 import type { AccountRow } from '../db/repos/accounts.js';
-import { kvPurgeExpired } from '../db/repos/federation.js';
+import { knowsRemoteAccounts, kvPurgeExpired, queueDepth } from '../db/repos/federation.js';
 import { now } from '../util/clock.js';
-import { HEARTH_VERSION } from '../util/version.js';
 import { registerDispatchers } from './dispatchers.js';
 import { registerFeaturedTagsDispatcher } from './dispatch-featured-tags.js';
 import { featuredSyncsSettled } from './featured-sync.js';
@@ -24,6 +23,8 @@ import { installMoveOutbound } from './outbound-move.js';
 import { installThreadResolution } from './threads.js';
 import { warmUpJsonLd } from './warm-up.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
+import { DeliveryThread } from './delivery-thread.js';
+import { sharedFederationOptions } from './options.js';
 
 /** The federation side of an instance: Express middleware and the queue worker. */
 export interface HearthFederation {
@@ -32,6 +33,8 @@ export interface HearthFederation {
   readonly middleware: RequestHandler[];
   /** Fetches and stores a remote account by handle or actor URL (signed GET). */
   resolveAccount(handleOrUri: string): Promise<AccountRow | null>;
+  /** The delivery thread's id while it runs (see DeliveryThread), else null. */
+  readonly deliveryThreadId: number | null;
   /** Starts the queue workers (inbox, outbox, fanout). */
   start(): void;
   /** Stops the workers and waits for messages in hand; the database may be closed after. */
@@ -45,25 +48,25 @@ export interface HearthFederation {
  * User-Agent, and reach private or loopback addresses only under `federationAllowLoopback`.
  */
 export function createHearthFederation(deps: Deps, origin: string, queueOptions: SqliteQueueOptions = {}): HearthFederation {
+  const settings = { origin, allowPrivateAddress: deps.config.federationAllowLoopback };
+  // Deliveries run on their own thread when the database is a file it can open too (always, but
+  // for an in-memory database, whose outbox is then worked here).
+  const dbFile = deps.db.raw.memory ? null : deps.db.raw.name;
+  const { pollMs, leaseMs, concurrency, maxAttempts } = queueOptions;
+  const delivery = dbFile === null ? null : new DeliveryThread({ dbFile, settings, queueOptions: { pollMs, leaseMs, concurrency, maxAttempts } });
+  let started = false;
   const queues = {
     inbox: new SqliteMessageQueue(deps.db, 'inbox', queueOptions),
-    outbox: new SqliteMessageQueue(deps.db, 'outbox', { transform: (m) => withMediaExtras(deps, m), ...queueOptions }),
+    outbox: new SqliteMessageQueue(deps.db, 'outbox', {
+      transform: (m) => withMediaExtras(deps, m),
+      ...queueOptions,
+      onEnqueued: () => {
+        if (started) delivery?.wake();
+      },
+    }),
     fanout: new SqliteMessageQueue(deps.db, 'fanout', { transform: (m) => withMediaExtras(deps, m), ...queueOptions }),
   };
-  const federation = createFederation<Deps>({
-    kv: new SqliteKvStore(deps.db),
-    queue: queues,
-    manuallyStartQueue: true,
-    origin,
-    allowPrivateAddress: deps.config.federationAllowLoopback,
-    firstKnock: 'draft-cavage-http-signatures-12',
-    userAgent: { software: `Hearth/${HEARTH_VERSION}`, url: origin },
-    // Freshness is checked against our own clock in the middleware (replay tests set it).
-    signatureTimeWindow: false,
-    // A peer may be down for hours: retries back off from 10 s to at most an hour between
-    // attempts, and stop after about 15 hours (Fedify's default gives up after ~17 minutes).
-    outboxRetryPolicy: createExponentialBackoffPolicy({ initialDelay: { seconds: 10 }, maxDelay: { hours: 1 }, factor: 2, maxAttempts: 24 }),
-  });
+  const federation = createFederation<Deps>({ ...sharedFederationOptions(settings), kv: new SqliteKvStore(deps.db), queue: queues });
   keepContextsStatic(federation as Federation<unknown>);
   reuseParsedKeys(federation as Federation<unknown>);
   registerDispatchers(federation);
@@ -88,10 +91,23 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     federation,
     middleware: [hostMeta(origin), federationMiddleware(withHashtagActivities(federation), deps, origin, deps.config.maxBodyBytes)],
     resolveAccount: (handleOrUri) => resolveRemoteAccount(federation, deps, handleOrUri),
+    get deliveryThreadId() {
+      return delivery?.threadId ?? null;
+    },
     start() {
       if (controller) return;
       controller = new AbortController();
-      workers = federation.startQueue(deps, { signal: controller.signal }).catch((err: unknown) => console.error('federation queue stopped', err));
+      started = true;
+      const signal = controller.signal;
+      const names = delivery ? (['inbox', 'fanout'] as const) : (['inbox', 'fanout', 'outbox'] as const);
+      workers = Promise.all(names.map((queue) => federation.startQueue(deps, { signal, queue }))).catch((err: unknown) =>
+        console.error('federation queue stopped', err),
+      );
+      // The delivery thread starts now when deliveries are left from the previous run, or when the
+      // instance already knows remote accounts (it will deliver to them: loading the thread at the
+      // first post would delay that post by a second and compete with the REST API meanwhile).
+      // An instance that has never federated starts it with its first delivery.
+      if (delivery && (queueDepth(deps.db, 'outbox', now()).queued > 0 || knowsRemoteAccounts(deps.db))) delivery.ensure();
       purge = setInterval(() => kvPurgeExpired(deps.db, now()), 10 * 60 * 1000);
       purge.unref();
       warm = setTimeout(() => void warmUpJsonLd(federation, deps, origin), 200);
@@ -105,6 +121,8 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       await featuredSyncsSettled(deps);
       controller?.abort();
       await workers;
+      // The fanout worker may have enqueued deliveries until now; the thread finishes those in hand.
+      await delivery?.stop();
       controller = null;
     },
   };

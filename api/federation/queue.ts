@@ -19,6 +19,8 @@ export interface SqliteQueueOptions {
   maxAttempts?: number;
   /** Rewrites a message before it is stored (outgoing attachments gain blurhash and focal point). */
   transform?: (message: unknown) => unknown;
+  /** Called after each enqueue has committed: tells a worker in another thread to look now. */
+  onEnqueued?: () => void;
 }
 
 /**
@@ -57,6 +59,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private wake: (() => void) | null = null;
   private readonly transform: (message: unknown) => unknown;
   private readonly gc: GroupCommit;
+  private readonly onEnqueued: () => void;
 
   constructor(
     private readonly db: Db,
@@ -69,6 +72,12 @@ export class SqliteMessageQueue implements MessageQueue {
     this.maxAttempts = options.maxAttempts ?? 12;
     this.transform = options.transform ?? ((m) => m);
     this.gc = groupCommitFor(db);
+    this.onEnqueued = options.onEnqueued ?? (() => {});
+  }
+
+  /** Makes an idle `listen` look for due messages now (messages enqueued by another thread). */
+  wakeUp(): void {
+    this.wake?.();
   }
 
   /** Stores a message, due after the optional delay; resolves once it is on disk, and wakes the worker. */
@@ -94,6 +103,7 @@ export class SqliteMessageQueue implements MessageQueue {
       { durable: true },
     );
     this.wake?.();
+    this.onEnqueued();
   }
 
   /** Counts of queued and due messages. */

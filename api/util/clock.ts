@@ -3,6 +3,7 @@
  * the capture time; everything else reads the real clock.
  */
 let offsetMs = 0;
+const listeners = new Set<(offsetMs: number) => void>();
 
 /** Milliseconds since the epoch, as the server sees them. */
 export function now(): number {
@@ -11,12 +12,32 @@ export function now(): number {
 
 /** Shifts the server's clock so that `now()` returns `atMs` at this moment (tests only). */
 export function setClockTo(atMs: number): void {
-  offsetMs = atMs - Date.now();
+  setClockOffset(atMs - Date.now());
 }
 
 /** Restores the real clock. */
 export function resetClock(): void {
-  offsetMs = 0;
+  setClockOffset(0);
+}
+
+/** How far the server's clock is from the real one, in milliseconds (0 outside tests). */
+export function clockOffsetMs(): number {
+  return offsetMs;
+}
+
+/** Sets the offset from the real clock (a thread following another thread's clock). */
+export function setClockOffset(ms: number): void {
+  offsetMs = ms;
+  for (const listener of listeners) listener(ms);
+}
+
+/**
+ * Calls `listener` with the new offset whenever the clock is set, so that a worker thread keeps
+ * the same time as the thread whose clock a test moved. Returns the unsubscribe function.
+ */
+export function onClockChange(listener: (offsetMs: number) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 /** An ISO 8601 UTC timestamp with milliseconds, as Mastodon's API writes them. */

@@ -234,3 +234,8 @@ export function mediaExtrasByFileKeys(db: Db, keys: readonly string[]): Map<stri
 export function orphanRepliesTo(db: Db, parentUri: string): StatusRow[] {
   return db.query<StatusRow>('SELECT * FROM statuses WHERE in_reply_to_uri = ? AND in_reply_to_id IS NULL').all(parentUri);
 }
+
+/** Whether any remote account is known: an instance that has met one will deliver to it. */
+export function knowsRemoteAccounts(db: Db): boolean {
+  return db.query<{ one: number }>('SELECT 1 AS one FROM accounts WHERE domain IS NOT NULL LIMIT 1').get() !== undefined;
+}

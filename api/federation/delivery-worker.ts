@@ -1,0 +1,54 @@
+// The delivery thread (see delivery-thread.ts): Fedify's outbox queue, run on a worker thread with
+// its own SQLite connection, so that signing and sending activities to hundreds of inboxes never
+// holds up the REST API on the main thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { DeliveryThreadData, ToDeliveryThread } from './delivery-thread.js';
+import { lowerThreadPriority, signOnThisThread } from './thread-crypto.js';
+
+async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadData): Promise<void> {
+  // Lowered before anything is loaded: compiling Fedify and its dependencies is the thread's
+  // first half second of work, and it too should yield to the main thread.
+  lowerThreadPriority(data.nice);
+  signOnThisThread();
+  const { createFederation } = await import('@fedify/fedify');
+  const { openDatabase } = await import('../db/connection.js');
+  const { setClockOffset } = await import('../util/clock.js');
+  const { groupCommitFor } = await import('./group-commit.js');
+  const { SqliteKvStore } = await import('./kv.js');
+  const { sharedFederationOptions } = await import('./options.js');
+  const { SqliteMessageQueue } = await import('./queue.js');
+  setClockOffset(data.clockOffsetMs);
+  const db = openDatabase(data.dbFile);
+  // Retries that Fedify schedules are enqueued here again; they were rewritten for delivery when
+  // first enqueued on the main thread, so they are stored as they are.
+  const outbox = new SqliteMessageQueue(db, 'outbox', data.queueOptions);
+  const federation = createFederation<null>({
+    ...sharedFederationOptions(data.settings),
+    kv: new SqliteKvStore(db),
+    queue: { outbox },
+  });
+  const controller = new AbortController();
+  const listening = federation.startQueue(null, { signal: controller.signal, queue: 'outbox' });
+  port.on('message', (message: ToDeliveryThread) => {
+    if (message.type === 'wake') outbox.wakeUp();
+    else if (message.type === 'clock') setClockOffset(message.offsetMs);
+    else if (message.type === 'stop') {
+      controller.abort();
+      // listen() returns once the messages in hand are handled and their outcome is committed.
+      void listening
+        .catch((err: unknown) => console.error('delivery thread: queue stopped', err))
+        .then(async () => {
+          const gc = groupCommitFor(db);
+          gc.flush();
+          // Durable writes (retries Fedify re-enqueued) resolve once their WAL flush is done.
+          for (let i = 0; i < 100 && !gc.idle; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+          db.close();
+          port.postMessage({ type: 'stopped' });
+        });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+  await listening.catch((err: unknown) => console.error('delivery thread: queue stopped', err));
+}
+
+if (parentPort) void main(parentPort, workerData as DeliveryThreadData);
