@@ -11,6 +11,7 @@ import { federationMiddleware, hostMeta } from './express.js';
 import { registerInbox } from './inbox.js';
 import { resolveRemote, resolveRemoteAccount } from './resolve.js';
 import { setRemoteResolver } from '../core/federation/resolver.js';
+import { prepareInstanceActorKeys } from '../core/federation/local.js';
 import { SqliteKvStore } from './kv.js';
 import { keepContextsStatic } from './static-contexts.js';
 import { reuseParsedKeys } from './key-memo.js';
@@ -110,7 +111,10 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       if (delivery && (queueDepth(deps.db, 'outbox', now()).queued > 0 || knowsRemoteAccounts(deps.db))) delivery.ensure();
       purge = setInterval(() => kvPurgeExpired(deps.db, now()), 10 * 60 * 1000);
       purge.unref();
-      warm = setTimeout(() => void warmUpJsonLd(federation, deps, origin), 200);
+      warm = setTimeout(() => {
+        void warmUpJsonLd(federation, deps, origin);
+        prepareInstanceActorKeys(deps).catch((err: unknown) => console.error('could not make the instance actor keys', err));
+      }, 200);
       warm.unref();
     },
     async stop() {

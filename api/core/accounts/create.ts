@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPair, generateKeyPairSync } from 'node:crypto';
 import { findAccountByHandle, insertAccount } from '../../db/repos/accounts.js';
 import { emailTaken, insertUser, type UserRole } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
@@ -57,6 +57,17 @@ export function generateActorKeys(): { publicKeyPem: string; privateKeyPem: stri
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
   return { publicKeyPem: publicKey, privateKeyPem: privateKey };
+}
+
+/** `generateActorKeys` on libuv's thread pool: the event loop goes on meanwhile. */
+export function generateActorKeysAsync(): Promise<{ publicKeyPem: string; privateKeyPem: string }> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair(
+      'rsa',
+      { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } },
+      (err, publicKey, privateKey) => (err ? reject(err) : resolve({ publicKeyPem: publicKey, privateKeyPem: privateKey })),
+    );
+  });
 }
 
 /** A local user ready to be written: validated, password hashed, actor keys made (the slow parts). */

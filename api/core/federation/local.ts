@@ -12,7 +12,7 @@ import { findMentionsByStatusIds } from '../../db/repos/mentions.js';
 import { getSetting, setSetting } from '../../db/repos/settings.js';
 import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
 import { findTagsByStatusIds } from '../../db/repos/tags.js';
-import { generateActorKeys } from '../accounts/create.js';
+import { generateActorKeys, generateActorKeysAsync } from '../accounts/create.js';
 import type { Deps } from '../deps.js';
 import { findPollsByStatusIds } from '../../db/repos/status-polls.js';
 import type { PollRow } from '../../db/repos/polls.js';
@@ -116,11 +116,26 @@ export function featuredStatuses(deps: Deps, accountId: string): StatusRow[] {
   return pinnedPublicStatuses(deps.db, accountId);
 }
 
+const INSTANCE_ACTOR_KEYS = 'federation.instance_actor_keys';
+
 /** The instance actor's key pair (made once, kept in settings). */
 export function instanceActorKeys(deps: Deps): { publicKeyPem: string; privateKeyPem: string } {
-  const stored = getSetting<{ publicKeyPem: string; privateKeyPem: string }>(deps.db, 'federation.instance_actor_keys');
+  const stored = getSetting<{ publicKeyPem: string; privateKeyPem: string }>(deps.db, INSTANCE_ACTOR_KEYS);
   if (stored) return stored;
   const keys = generateActorKeys();
-  setSetting(deps.db, 'federation.instance_actor_keys', keys);
+  setSetting(deps.db, INSTANCE_ACTOR_KEYS, keys);
   return keys;
+}
+
+/**
+ * Makes the instance actor's key pair ahead of its first use, off the main thread. It signs the
+ * instance's fetches (the first remote key or actor fetched, often in the middle of an inbound
+ * activity), and made there it would stop the event loop for the 50 ms or so that an RSA key
+ * takes. A pair made meanwhile by `instanceActorKeys` is kept.
+ */
+export async function prepareInstanceActorKeys(deps: Deps): Promise<void> {
+  if (getSetting(deps.db, INSTANCE_ACTOR_KEYS) !== undefined) return;
+  const keys = await generateActorKeysAsync();
+  if (!deps.db.raw.open || getSetting(deps.db, INSTANCE_ACTOR_KEYS) !== undefined) return;
+  setSetting(deps.db, INSTANCE_ACTOR_KEYS, keys);
 }
