@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { clockOffsetMs, onClockChange } from '../util/clock.js';
+import { clockOffsetMs, now, onClockChange } from '../util/clock.js';
 import type { SharedFederationSettings } from './options.js';
 import type { SqliteQueueOptions } from './queue.js';
 
@@ -12,6 +12,8 @@ export interface DeliveryThreadData {
   settings: SharedFederationSettings;
   queueOptions: Omit<SqliteQueueOptions, 'transform' | 'onEnqueued'>;
   clockOffsetMs: number;
+  /** How long the thread waits with nothing to deliver before it asks to be ended. */
+  idleMs: number;
   /** Scheduling niceness of the thread (0 to 19; higher yields the core to the main thread). */
   nice: number;
 }
@@ -19,11 +21,21 @@ export interface DeliveryThreadData {
 /** Messages from the main thread to the delivery thread. */
 export type ToDeliveryThread = { type: 'wake' } | { type: 'clock'; offsetMs: number } | { type: 'stop' };
 
+/** Messages from the delivery thread: nothing to deliver for `idleMs` (with when the next retry is due), or stopped. */
+export type FromDeliveryThread = { type: 'idle'; nextClaimAt: number | null } | { type: 'stopped' } | { type: 'ready' };
+
 /**
- * Deliveries run at niceness 10: under contention for one core the main thread gets about nine
- * tenths of it (the REST API stays quick), and an idle core is the delivery thread's alone.
+ * Deliveries run at the lowest priority (niceness 19): under contention for one core the main
+ * thread gets nearly all of it (the REST API stays quick; deliveries wait, as they may), and an
+ * idle core, or a second one, is the delivery thread's alone.
  */
 const DELIVERY_NICE = 19;
+
+/** A delivery thread with nothing to deliver for this long is ended (see retire). */
+const IDLE_MS = 2 * 60 * 1000;
+
+/** How long after a crash of the delivery thread a new one is started. */
+const RESTART_DELAY_MS = 5000;
 
 /**
  * The compiled worker script. Under the test runner this module is the TypeScript source, which a
@@ -51,9 +63,15 @@ function workerScript(): string {
 export class DeliveryThread {
   private worker: Worker | null = null;
   private stopping: Promise<void> | null = null;
+  /** Set while an idle thread is being ended (see retire). */
+  private retiring: Promise<void> | null = null;
+  /** Deliveries were enqueued while the thread was being retired: start a new one after. */
+  private wokenWhileRetiring = false;
+  /** A later start: after a crash, or when a delayed delivery falls due after retirement. */
+  private later: NodeJS.Timeout | null = null;
   private readonly offClock: () => void;
 
-  constructor(private readonly data: Omit<DeliveryThreadData, 'clockOffsetMs' | 'nice'>) {
+  constructor(private readonly data: Omit<DeliveryThreadData, 'clockOffsetMs' | 'nice' | 'idleMs'> & { idleMs?: number }) {
     // A test that moves the server's clock moves the delivery thread's too (retries fall due).
     this.offClock = onClockChange((offsetMs) => this.post({ type: 'clock', offsetMs }));
   }
@@ -61,16 +79,33 @@ export class DeliveryThread {
   /** Starts the thread unless it runs (or the instance is stopping). */
   ensure(): void {
     if (this.worker || this.stopping) return;
+    if (this.retiring) {
+      this.wokenWhileRetiring = true;
+      return;
+    }
+    this.cancelLater();
     const worker = new Worker(workerScript(), {
-      workerData: { ...this.data, clockOffsetMs: clockOffsetMs(), nice: DELIVERY_NICE } satisfies DeliveryThreadData,
+      workerData: { ...this.data, clockOffsetMs: clockOffsetMs(), nice: DELIVERY_NICE, idleMs: this.data.idleMs ?? IDLE_MS } satisfies DeliveryThreadData,
     });
     worker.on('error', (err) => console.error('delivery thread failed', err));
-    // A thread that ended on its own (a crash) is started again by the next delivery; the
+    worker.on('message', (m: FromDeliveryThread) => {
+      if (m.type === 'idle') this.retire(worker, m.nextClaimAt);
+    });
+    // A thread that ended on its own (a crash) is started again a little later, not at once
+    // (a thread that cannot start would otherwise be started again at every delivery); the
     // messages it held come back to the new one when their lease runs out.
     worker.on('exit', () => {
-      if (this.worker === worker) this.worker = null;
+      if (this.worker !== worker || this.retiring) return;
+      this.worker = null;
+      if (!this.stopping) this.startLater(RESTART_DELAY_MS);
     });
     this.worker = worker;
+  }
+
+  /** Starts the thread when a delivery falls due at `at` (server clock), at once if it is due. */
+  ensureBy(at: number): void {
+    if (at <= now()) this.ensure();
+    else if (!this.worker) this.startLater(at - now());
   }
 
   /** The running thread's id (`worker_threads` numbering), or null while none runs. */
@@ -88,23 +123,65 @@ export class DeliveryThread {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.offClock();
+      this.cancelLater();
+      await this.retiring;
       const worker = this.worker;
       if (!worker) return;
-      const exited = once(worker, 'exit');
-      const stopped = new Promise<void>((resolve) => {
-        worker.on('message', (m: { type?: string }) => {
-          if (m.type === 'stopped') resolve();
-        });
-      });
-      worker.postMessage({ type: 'stop' } satisfies ToDeliveryThread);
-      await Promise.race([stopped, exited]);
-      await worker.terminate();
+      await endThread(worker);
       this.worker = null;
     })();
     return this.stopping;
   }
 
+  /**
+   * Ends a thread that found nothing to deliver for a while (its heap and Fedify's code are
+   * tens of MiB); the next delivery starts a new one, as does the next retry falling due.
+   */
+  private retire(worker: Worker, nextClaimAt: number | null): void {
+    if (this.worker !== worker || this.retiring || this.stopping) return;
+    this.retiring = (async () => {
+      await endThread(worker);
+      this.worker = null;
+      this.retiring = null;
+      if (this.stopping) return;
+      if (this.wokenWhileRetiring) {
+        this.wokenWhileRetiring = false;
+        this.ensure();
+      } else if (nextClaimAt !== null) {
+        this.startLater(nextClaimAt - now());
+      }
+    })();
+  }
+
+  private startLater(delayMs: number): void {
+    this.cancelLater();
+    // setTimeout takes at most 2^31 - 1 ms; a retry further out is looked at again then.
+    this.later = setTimeout(() => {
+      this.later = null;
+      this.ensure();
+    }, Math.min(Math.max(0, delayMs), 2 ** 31 - 1));
+    this.later.unref();
+  }
+
+  private cancelLater(): void {
+    if (this.later) clearTimeout(this.later);
+    this.later = null;
+  }
+
   private post(message: ToDeliveryThread): void {
     this.worker?.postMessage(message);
   }
+}
+
+/** Asks a thread to finish what it holds and close its database, then ends it. */
+async function endThread(worker: Worker): Promise<void> {
+  const exited = once(worker, 'exit');
+  const stopped = new Promise<void>((resolve) => {
+    worker.on('message', (m: FromDeliveryThread) => {
+      if (m.type === 'stopped') resolve();
+    });
+  });
+  worker.postMessage({ type: 'stop' } satisfies ToDeliveryThread);
+  await Promise.race([stopped, exited]);
+  await worker.terminate();
 }

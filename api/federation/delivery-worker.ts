@@ -2,17 +2,18 @@
 // its own SQLite connection, so that signing and sending activities to hundreds of inboxes never
 // holds up the REST API on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { DeliveryThreadData, ToDeliveryThread } from './delivery-thread.js';
-import { lowerThreadPriority, signOnThisThread } from './thread-crypto.js';
+import type { DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from './delivery-thread.js';
+import { lowerThreadPriority, cryptoOnThisThread } from './thread-crypto.js';
 
 async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadData): Promise<void> {
   // Lowered before anything is loaded: compiling Fedify and its dependencies is the thread's
   // first half second of work, and it too should yield to the main thread.
   lowerThreadPriority(data.nice);
-  signOnThisThread();
+  cryptoOnThisThread();
   const { createFederation } = await import('@fedify/fedify');
   const { openDatabase } = await import('../db/connection.js');
-  const { setClockOffset } = await import('../util/clock.js');
+  const { now, setClockOffset } = await import('../util/clock.js');
+  const { nextQueueClaimAt } = await import('../db/repos/federation.js');
   const { groupCommitFor } = await import('./group-commit.js');
   const { SqliteKvStore } = await import('./kv.js');
   const { sharedFederationOptions } = await import('./options.js');
@@ -29,10 +30,23 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
   });
   const controller = new AbortController();
   const listening = federation.startQueue(null, { signal: controller.signal, queue: 'outbox' });
+  // Asks to be ended after `idleMs` with nothing in hand and nothing due meanwhile (the main thread
+  // starts a thread again for the next delivery, or when the next retry falls due).
+  let lastBusy = Date.now();
+  const idle = setInterval(() => {
+    const next = nextQueueClaimAt(db, 'outbox');
+    if (outbox.handling > 0 || (next !== null && next - now() < data.idleMs)) lastBusy = Date.now();
+    else if (Date.now() - lastBusy >= data.idleMs) port.postMessage({ type: 'idle', nextClaimAt: next } satisfies FromDeliveryThread);
+  }, Math.max(20, Math.floor(data.idleMs / 4)));
+  idle.unref();
   port.on('message', (message: ToDeliveryThread) => {
-    if (message.type === 'wake') outbox.wakeUp();
+    if (message.type === 'wake') {
+      lastBusy = Date.now();
+      outbox.wakeUp();
+    }
     else if (message.type === 'clock') setClockOffset(message.offsetMs);
     else if (message.type === 'stop') {
+      clearInterval(idle);
       controller.abort();
       // listen() returns once the messages in hand are handled and their outcome is committed.
       void listening
@@ -43,11 +57,11 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
           // Durable writes (retries Fedify re-enqueued) resolve once their WAL flush is done.
           for (let i = 0; i < 100 && !gc.idle; i++) await new Promise((resolve) => setTimeout(resolve, 20));
           db.close();
-          port.postMessage({ type: 'stopped' });
+          port.postMessage({ type: 'stopped' } satisfies FromDeliveryThread);
         });
     }
   });
-  port.postMessage({ type: 'ready' });
+  port.postMessage({ type: 'ready' } satisfies FromDeliveryThread);
   await listening.catch((err: unknown) => console.error('delivery thread: queue stopped', err));
 }
 

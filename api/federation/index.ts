@@ -2,7 +2,7 @@ import { createFederation, type Federation } from '@fedify/fedify';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../core/deps.js';
 import type { AccountRow } from '../db/repos/accounts.js';
-import { knowsRemoteAccounts, kvPurgeExpired, queueDepth } from '../db/repos/federation.js';
+import { knowsRemoteAccounts, kvPurgeExpired, nextQueueClaimAt } from '../db/repos/federation.js';
 import { now } from '../util/clock.js';
 import { registerDispatchers } from './dispatchers.js';
 import { registerFeaturedTagsDispatcher } from './dispatch-featured-tags.js';
@@ -104,11 +104,13 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       workers = Promise.all(names.map((queue) => federation.startQueue(deps, { signal, queue }))).catch((err: unknown) =>
         console.error('federation queue stopped', err),
       );
-      // The delivery thread starts now when deliveries are left from the previous run, or when the
-      // instance already knows remote accounts (it will deliver to them: loading the thread at the
-      // first post would delay that post by a second and compete with the REST API meanwhile).
-      // An instance that has never federated starts it with its first delivery.
-      if (delivery && (queueDepth(deps.db, 'outbox', now()).queued > 0 || knowsRemoteAccounts(deps.db))) delivery.ensure();
+      // Deliveries left from the previous run start the thread when they fall due, new ones when
+      // they are enqueued. An instance that knows remote accounts will likely deliver soon (the
+      // owner opening the app to post): its thread starts now, so that a post does not wait for
+      // it to load, and it ends again if nothing comes for a while (see DeliveryThread).
+      const next = delivery ? nextQueueClaimAt(deps.db, 'outbox') : null;
+      if (next !== null) delivery?.ensureBy(next);
+      else if (delivery && knowsRemoteAccounts(deps.db)) delivery.ensure();
       purge = setInterval(() => kvPurgeExpired(deps.db, now()), 10 * 60 * 1000);
       purge.unref();
       warm = setTimeout(() => {

@@ -57,6 +57,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly concurrency: number;
   private readonly maxAttempts: number;
   private wake: (() => void) | null = null;
+  private handlingNow = 0;
   private readonly transform: (message: unknown) => unknown;
   private readonly gc: GroupCommit;
   private readonly onEnqueued: () => void;
@@ -73,6 +74,11 @@ export class SqliteMessageQueue implements MessageQueue {
     this.transform = options.transform ?? ((m) => m);
     this.gc = groupCommitFor(db);
     this.onEnqueued = options.onEnqueued ?? (() => {});
+  }
+
+  /** Messages being handled by `listen` at this moment. */
+  get handling(): number {
+    return this.handlingNow;
   }
 
   /** Makes an idle `listen` look for due messages now (messages enqueued by another thread). */
@@ -135,6 +141,7 @@ export class SqliteMessageQueue implements MessageQueue {
       for (const row of rows) {
         if (inHand.has(row.id)) continue;
         inHand.add(row.id);
+        this.handlingNow += 1;
         const start = turn;
         turn = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
         const job = (async () => {
@@ -163,6 +170,7 @@ export class SqliteMessageQueue implements MessageQueue {
         })()
           .catch((err: unknown) => console.error(`federation ${this.queue} message ${row.id}: could not record the outcome`, err))
           .finally(() => {
+            this.handlingNow -= 1;
             inHand.delete(row.id);
             inFlight.delete(job);
             this.wake?.();

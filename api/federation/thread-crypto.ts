@@ -1,5 +1,5 @@
 // Tweaks for a background thread that must yield a shared core to the main thread.
-import { KeyObject, sign as signSync, type webcrypto } from 'node:crypto';
+import { createHash, KeyObject, sign as signSync, type webcrypto } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
@@ -26,9 +26,10 @@ export function lowerThreadPriority(nice: number): boolean {
  * pool, whose threads have the main thread's priority, so each signature (about 0.3 ms) would
  * again compete with the REST API for a shared core. Node's synchronous `crypto.sign` computes
  * the same deterministic signature here, at this thread's lower priority. Other algorithms keep
- * WebCrypto's path. Returns the function that restores WebCrypto's own.
+ * WebCrypto's path. SHA digests are computed here too. Returns the function that restores
+ * WebCrypto's own.
  */
-export function signOnThisThread(): () => void {
+export function cryptoOnThisThread(): () => void {
   const subtle = globalThis.crypto.subtle;
   const viaPool = subtle.sign.bind(subtle);
   const sign: webcrypto.SubtleCrypto['sign'] = (algorithm, key, data) => {
@@ -45,8 +46,24 @@ export function signOnThisThread(): () => void {
       return Promise.reject(err);
     }
   };
+  // SHA digests (the Digest header of each delivery) likewise: microseconds of work, for which
+  // a trip through the pool costs more than the hash.
+  const digestViaPool = subtle.digest.bind(subtle);
+  const digest: webcrypto.SubtleCrypto['digest'] = (algorithm, data) => {
+    const name = typeof algorithm === 'string' ? algorithm : algorithm.name;
+    if (!/^SHA-(1|256|384|512)$/.test(name)) return digestViaPool(algorithm, data);
+    try {
+      const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+      const hash = createHash(name.replace('-', '').toLowerCase()).update(bytes).digest();
+      return Promise.resolve(hash.buffer.slice(hash.byteOffset, hash.byteOffset + hash.byteLength) as ArrayBuffer);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
   Object.defineProperty(subtle, 'sign', { value: sign, configurable: true, writable: true });
+  Object.defineProperty(subtle, 'digest', { value: digest, configurable: true, writable: true });
   return () => {
     delete (subtle as { sign?: unknown }).sign;
+    delete (subtle as { digest?: unknown }).digest;
   };
 }

@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
 import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signOnThisThread } from '../../api/federation/thread-crypto.js';
-import type { TestInstance, TestUser } from '../helpers/instance.js';
+import { enqueueMessage, queueDepth } from '../../api/db/repos/federation.js';
+import { DeliveryThread } from '../../api/federation/delivery-thread.js';
+import { cryptoOnThisThread } from '../../api/federation/thread-crypto.js';
+import { newId } from '../../api/util/ids.js';
+import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
 import { FakeRemote, type FakeActor } from './fake-remote.js';
 import { eventually, startFederated } from './helpers.js';
 
@@ -58,16 +62,60 @@ describe('deliveries run on their own thread', () => {
   });
 });
 
+describe('an idle delivery thread', () => {
+  let inst: TestInstance;
+  let thread: DeliveryThread | null = null;
+
+  beforeAll(async () => {
+    // A plain instance for its migrated database; the thread under test is the only one delivering.
+    inst = await startInstance();
+  });
+
+  afterAll(async () => {
+    await thread?.stop();
+    await inst?.close();
+  });
+
+  it('is ended after a while with nothing to deliver, and started again when a delayed delivery falls due', async () => {
+    thread = new DeliveryThread({
+      dbFile: inst.deps.db.raw.name,
+      settings: { origin: 'http://127.0.0.64:1', allowPrivateAddress: true },
+      queueOptions: { pollMs: 50 },
+      idleMs: 300,
+    });
+    thread.ensure();
+    const first = thread.threadId;
+    expect(first).not.toBeNull();
+    await eventually(() => thread?.threadId === null, 5000);
+    // A retry due in a second: a thread is started for it then (none runs meanwhile).
+    const at = Date.now();
+    enqueueMessage(inst.deps.db, { id: newId(at), queue: 'outbox', message: '{}', ordering_key: null, next_attempt_at: at + 1000, created_at: at });
+    thread.ensureBy(at + 1000);
+    expect(thread.threadId).toBeNull();
+    const second = await eventually(() => thread?.threadId, 5000);
+    expect(second).not.toBe(first);
+    expect(Date.now() - at).toBeGreaterThanOrEqual(900);
+    // It takes the message (not a real delivery: dropped or rescheduled, but no longer due).
+    await eventually(() => queueDepth(inst.deps.db, 'outbox', Date.now()).ready === 0, 5000);
+    await thread.stop();
+    expect(thread.threadId).toBeNull();
+  });
+});
+
 describe('the delivery thread yields the core', () => {
-  it('signs RSA PKCS#1 v1.5 on the calling thread with the very signature WebCrypto makes, and leaves other algorithms to WebCrypto', async () => {
+  it('signs RSA PKCS#1 v1.5 and hashes on the calling thread with the very bytes WebCrypto makes, and leaves other algorithms to WebCrypto', async () => {
     const { subtle } = globalThis.crypto;
     const rsa = await subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
     const ec = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
     const data = new TextEncoder().encode('(request-target): post /inbox\nhost: example.test');
     const viaPool = Buffer.from(await subtle.sign('RSASSA-PKCS1-v1_5', rsa.privateKey, data));
-    const restore = signOnThisThread();
+    const digestViaPool = Buffer.from(await subtle.digest('SHA-256', data));
+    const restore = cryptoOnThisThread();
     try {
       expect(Object.hasOwn(subtle, 'sign')).toBe(true);
+      expect(Object.hasOwn(subtle, 'digest')).toBe(true);
+      expect(Buffer.from(await subtle.digest({ name: 'SHA-256' }, data)).equals(digestViaPool)).toBe(true);
+      expect(Buffer.from(await subtle.digest('SHA-512', data)).toString('hex')).toBe(createHash('sha512').update(data).digest('hex'));
       const here = Buffer.from(await subtle.sign({ name: 'RSASSA-PKCS1-v1_5' }, rsa.privateKey, data));
       expect(here.equals(viaPool)).toBe(true);
       expect(await subtle.verify('RSASSA-PKCS1-v1_5', rsa.publicKey, here, data)).toBe(true);
@@ -83,6 +131,7 @@ describe('the delivery thread yields the core', () => {
       restore();
     }
     expect(Object.hasOwn(subtle, 'sign')).toBe(false);
+    expect(Object.hasOwn(subtle, 'digest')).toBe(false);
   });
 
   it('lowers the priority of the thread that asks, not the process', async () => {
@@ -90,7 +139,8 @@ describe('the delivery thread yields the core', () => {
     const module = new URL('../../dist/api/federation/thread-crypto.js', import.meta.url).href;
     // A module worker from a data: URL (the thread-crypto module is loaded from the build).
     const code = `import { readlinkSync } from 'node:fs';
-       import { getPriority } from 'node:os';
+       import { createHash } from 'node:crypto';
+import { getPriority } from 'node:os';
        import { parentPort } from 'node:worker_threads';
        const { lowerThreadPriority } = await import(${JSON.stringify(module)});
        const lowered = lowerThreadPriority(7);

@@ -235,6 +235,17 @@ export function orphanRepliesTo(db: Db, parentUri: string): StatusRow[] {
   return db.query<StatusRow>('SELECT * FROM statuses WHERE in_reply_to_uri = ? AND in_reply_to_id IS NULL').all(parentUri);
 }
 
+/**
+ * When the next message of a queue may be claimed (its next attempt, or the end of the lease of
+ * one still locked), or null when the queue is empty.
+ */
+export function nextQueueClaimAt(db: Db, queue: QueueName): number | null {
+  const row = db
+    .query<{ at: number | null }>('SELECT min(max(next_attempt_at, coalesce(locked_until, 0))) AS at FROM federation_queue WHERE queue = ?')
+    .get(queue);
+  return row?.at ?? null;
+}
+
 /** Whether any remote account is known: an instance that has met one will deliver to it. */
 export function knowsRemoteAccounts(db: Db): boolean {
   return db.query<{ one: number }>('SELECT 1 AS one FROM accounts WHERE domain IS NOT NULL LIMIT 1').get() !== undefined;
