@@ -15,6 +15,7 @@ import { prepareInstanceActorKeys } from '../core/federation/local.js';
 import { SqliteKvStore } from './kv.js';
 import { keepContextsStatic } from './static-contexts.js';
 import { reuseParsedKeys } from './key-memo.js';
+import { reuseParsedActivities } from './activity-memo.js';
 import { installOutbound } from './outbound.js';
 import { withMediaExtras } from './media-extras.js';
 import { installRelationOutbound } from './outbound-relations.js';
@@ -70,6 +71,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   const federation = createFederation<Deps>({ ...sharedFederationOptions(settings), kv: new SqliteKvStore(deps.db), queue: queues });
   keepContextsStatic(federation as Federation<unknown>);
   reuseParsedKeys(federation as Federation<unknown>);
+  reuseParsedActivities(federation as Federation<unknown>);
   registerDispatchers(federation);
   registerFeaturedTagsDispatcher(federation);
   registerInbox(federation);
