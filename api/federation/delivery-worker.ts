@@ -9,7 +9,7 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
   // Lowered before anything is loaded: compiling Fedify and its dependencies is the thread's
   // first half second of work, and it too should yield to the main thread.
   lowerThreadPriority(data.nice);
-  cryptoOnThisThread();
+  cryptoOnThisThread({ sign: true, verify: true, digest: true });
   const { createFederation } = await import('@fedify/fedify');
   const { openDatabase } = await import('../db/connection.js');
   const { now, setClockOffset } = await import('../util/clock.js');

@@ -26,6 +26,7 @@ import { installThreadResolution } from './threads.js';
 import { warmUpJsonLd } from './warm-up.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
 import { DeliveryThread } from './delivery-thread.js';
+import { cryptoOnThisThread } from './thread-crypto.js';
 import { sharedFederationOptions } from './options.js';
 
 /** The federation side of an instance: Express middleware and the queue worker. */
@@ -69,6 +70,8 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     fanout: new SqliteMessageQueue(deps.db, 'fanout', { transform: (m) => withMediaExtras(deps, m), ...queueOptions }),
   };
   const federation = createFederation<Deps>({ ...sharedFederationOptions(settings), kv: new SqliteKvStore(deps.db), queue: queues });
+  // Digests and signature checks of inbound requests: microseconds, not worth the pool.
+  cryptoOnThisThread({ verify: true, digest: true });
   keepContextsStatic(federation as Federation<unknown>);
   reuseParsedKeys(federation as Federation<unknown>);
   reuseParsedActivities(federation as Federation<unknown>);

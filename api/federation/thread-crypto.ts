@@ -1,5 +1,5 @@
 // Tweaks for a background thread that must yield a shared core to the main thread.
-import { createHash, KeyObject, sign as signSync, type webcrypto } from 'node:crypto';
+import { createHash, KeyObject, sign as signSync, verify as verifySync, type webcrypto } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
@@ -21,49 +21,87 @@ export function lowerThreadPriority(nice: number): boolean {
   }
 }
 
+/** Which WebCrypto operations `cryptoOnThisThread` takes over. */
+export interface ThisThreadCrypto {
+  /** RSA PKCS#1 v1.5 signing (about 0.3 ms each: worth it only on a thread of low priority). */
+  sign?: boolean;
+  /** RSA PKCS#1 v1.5 verification (some 30 µs each). */
+  verify?: boolean;
+  /** SHA-1 and SHA-2 digests (microseconds for a request body). */
+  digest?: boolean;
+}
+
+function bytesOf(data: webcrypto.BufferSource): Uint8Array {
+  return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
+}
+
+function arrayBufferOf(buf: Buffer): ArrayBuffer {
+  return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+}
+
+/** The Node hash name of an RSA PKCS#1 v1.5 key's hash, or null for another kind of key. */
+function rsaHashOf(algorithm: webcrypto.AlgorithmIdentifier, key: webcrypto.CryptoKey, type: 'private' | 'public', usage: 'sign' | 'verify'): string | null {
+  const name = typeof algorithm === 'string' ? algorithm : algorithm.name;
+  const hash = (key.algorithm as webcrypto.RsaHashedKeyAlgorithm).hash?.name;
+  if (name !== 'RSASSA-PKCS1-v1_5' || key.algorithm.name !== 'RSASSA-PKCS1-v1_5' || key.type !== type || !key.usages.includes(usage)) return null;
+  return hash && /^SHA-(1|256|384|512)$/.test(hash) ? hash.replace('-', '').toLowerCase() : null;
+}
+
 /**
- * Makes WebCrypto's RSA PKCS#1 v1.5 signing run on this thread. Node runs WebCrypto jobs on libuv's
- * pool, whose threads have the main thread's priority, so each signature (about 0.3 ms) would
- * again compete with the REST API for a shared core. Node's synchronous `crypto.sign` computes
- * the same deterministic signature here, at this thread's lower priority. Other algorithms keep
- * WebCrypto's path. SHA digests are computed here too. Returns the function that restores
- * WebCrypto's own.
+ * Runs some WebCrypto operations synchronously on the calling thread with node:crypto, which gives
+ * the very same bytes and answers. Node runs every WebCrypto job on libuv's pool: for a digest or
+ * an RSA verification (microseconds of work) the trip costs more than the work, and on a machine
+ * whose cores are all busy the pool's threads, at the main thread's priority, take the core from
+ * the thread that serves requests. Signing is taken over only on a thread of low priority (the
+ * delivery thread): there it runs at that priority instead of the pool's. Other algorithms keep
+ * WebCrypto's path. Returns the function that restores WebCrypto's own.
  */
-export function cryptoOnThisThread(): () => void {
+export function cryptoOnThisThread(ops: ThisThreadCrypto): () => void {
   const subtle = globalThis.crypto.subtle;
-  const viaPool = subtle.sign.bind(subtle);
-  const sign: webcrypto.SubtleCrypto['sign'] = (algorithm, key, data) => {
-    const name = typeof algorithm === 'string' ? algorithm : algorithm.name;
-    const hash = (key.algorithm as webcrypto.RsaHashedKeyAlgorithm).hash?.name;
-    if (name !== 'RSASSA-PKCS1-v1_5' || key.type !== 'private' || !key.usages.includes('sign') || !hash?.startsWith('SHA-')) {
-      return viaPool(algorithm, key, data);
-    }
-    try {
-      const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-      const signature = signSync(hash.replace('-', '').toLowerCase(), bytes, KeyObject.from(key));
-      return Promise.resolve(signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.byteLength) as ArrayBuffer);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  const own: (keyof ThisThreadCrypto)[] = [];
+  const define = (name: keyof ThisThreadCrypto, value: unknown) => {
+    // Taken over once: a second call would only wrap the first.
+    if (Object.hasOwn(subtle, name)) return;
+    Object.defineProperty(subtle, name, { value, configurable: true, writable: true });
+    own.push(name);
   };
-  // SHA digests (the Digest header of each delivery) likewise: microseconds of work, for which
-  // a trip through the pool costs more than the hash.
-  const digestViaPool = subtle.digest.bind(subtle);
-  const digest: webcrypto.SubtleCrypto['digest'] = (algorithm, data) => {
-    const name = typeof algorithm === 'string' ? algorithm : algorithm.name;
-    if (!/^SHA-(1|256|384|512)$/.test(name)) return digestViaPool(algorithm, data);
-    try {
-      const bytes = ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
-      const hash = createHash(name.replace('-', '').toLowerCase()).update(bytes).digest();
-      return Promise.resolve(hash.buffer.slice(hash.byteOffset, hash.byteOffset + hash.byteLength) as ArrayBuffer);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
-  Object.defineProperty(subtle, 'sign', { value: sign, configurable: true, writable: true });
-  Object.defineProperty(subtle, 'digest', { value: digest, configurable: true, writable: true });
+  if (ops.sign) {
+    const viaPool = subtle.sign.bind(subtle);
+    define('sign', ((algorithm, key, data) => {
+      const hash = rsaHashOf(algorithm, key, 'private', 'sign');
+      if (hash === null) return viaPool(algorithm, key, data);
+      try {
+        return Promise.resolve(arrayBufferOf(signSync(hash, bytesOf(data), KeyObject.from(key))));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }) satisfies webcrypto.SubtleCrypto['sign']);
+  }
+  if (ops.verify) {
+    const viaPool = subtle.verify.bind(subtle);
+    define('verify', ((algorithm, key, signature, data) => {
+      const hash = rsaHashOf(algorithm, key, 'public', 'verify');
+      if (hash === null) return viaPool(algorithm, key, signature, data);
+      try {
+        return Promise.resolve(verifySync(hash, bytesOf(data), KeyObject.from(key), bytesOf(signature)));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }) satisfies webcrypto.SubtleCrypto['verify']);
+  }
+  if (ops.digest) {
+    const viaPool = subtle.digest.bind(subtle);
+    define('digest', ((algorithm, data) => {
+      const name = typeof algorithm === 'string' ? algorithm : algorithm.name;
+      if (!/^SHA-(1|256|384|512)$/.test(name)) return viaPool(algorithm, data);
+      try {
+        return Promise.resolve(arrayBufferOf(createHash(name.replace('-', '').toLowerCase()).update(bytesOf(data)).digest()));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }) satisfies webcrypto.SubtleCrypto['digest']);
+  }
   return () => {
-    delete (subtle as { sign?: unknown }).sign;
-    delete (subtle as { digest?: unknown }).digest;
+    for (const name of own) delete (subtle as Partial<Record<keyof ThisThreadCrypto, unknown>>)[name];
   };
 }
