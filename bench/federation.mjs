@@ -13,7 +13,7 @@
 //    each inbox must be reached exactly once.
 //    Then a steady BENCH_FED_PACED_RATE activities/s (default 100) for BENCH_FED_PACED_SECONDS (5),
 //    to see the REST API beside a busy but not saturated inbox. BENCH_FED_SKIP_INBOUND=1 skips
-//    phase 1; BENCH_FED_OUTBOUND_POSTS=N sends N posts in a row (more timeline samples, the
+//    phase 1; BENCH_FED_OUTBOUND_POSTS=N (default 3) sends N posts in a row (more timeline samples, the
 //    slowest post reported).
 // 3. During both: the home timeline (10,000 statuses) from a few paced clients, p50/p99.
 // The server runs on core 0 (taskset) and everything else on the other cores, when taskset exists:
@@ -37,7 +37,9 @@ const CONNECTIONS = Number(process.env.BENCH_FED_CONNECTIONS ?? 16);
 const PACED_RATE = Number(process.env.BENCH_FED_PACED_RATE ?? 100);
 const PACED_SECONDS = Number(process.env.BENCH_FED_PACED_SECONDS ?? 5);
 /** Outbound posts in a row (each to the 5,000 followers); more give the timeline more samples. */
-const OUTBOUND_POSTS = Math.max(1, Number(process.env.BENCH_FED_OUTBOUND_POSTS ?? 1));
+// Three by default: one post lasts about two seconds, a hundred timeline samples, whose p99 would be
+// its slowest request; the delivery time reported is the slowest post's.
+const OUTBOUND_POSTS = Math.max(1, Number(process.env.BENCH_FED_OUTBOUND_POSTS ?? 3));
 /** BENCH_FED_SKIP_INBOUND=1 measures the outbound phase alone. */
 const SKIP_INBOUND = process.env.BENCH_FED_SKIP_INBOUND === '1';
 const INSTANCES = 500;
