@@ -2,6 +2,7 @@ import type { Federation } from '@fedify/fedify';
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
 import type { Deps } from '../core/deps.js';
 import { federatesWith } from '../core/federation/instance-domains.js';
+import { backgroundLane } from '../util/background-lane.js';
 import { now } from '../util/clock.js';
 
 /** Paths Fedify answers; everything else goes straight to the REST routes. */
@@ -122,8 +123,10 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
         return new Response(null, { status: 404 });
       };
       const request = new Request(webfingerByAcct(new URL(req.originalUrl, origin), origin), { method: req.method, headers, body: body ? new Uint8Array(body) : null });
-      // Deliveries take turns (see InboxGate); lookups and fetches go straight through.
+      // Deliveries take turns (see InboxGate), and go in at a turn of the event loop of their own
+      // (see BackgroundLane); lookups and fetches go straight through.
       const release = hasBody ? await inboxGate.enter() : null;
+      if (release) await backgroundLane.turn();
       let response: Response;
       try {
         response = await federation.fetch(request, { contextData: deps, onNotFound: fallThrough, onNotAcceptable: fallThrough });

@@ -1,6 +1,7 @@
 import type { MessageQueue, MessageQueueDepth, MessageQueueEnqueueOptions, MessageQueueListenOptions } from '@fedify/fedify';
 import { withRelaxedDurability, type Db } from '../db/connection.js';
 import { claimMessages, deleteMessage, enqueueMessage, queueDepth, releaseMessage, type QueueName } from '../db/repos/federation.js';
+import { backgroundLane } from '../util/background-lane.js';
 import { now } from '../util/clock.js';
 import { newId } from '../util/ids.js';
 import { groupCommitFor, type GroupCommit } from './group-commit.js';
@@ -134,18 +135,16 @@ export class SqliteMessageQueue implements MessageQueue {
       const at = now();
       // The claim commits together with the deletes and enqueues waiting for the group commit.
       const rows = free > 0 ? (this.gc.flush(() => claimMessages(this.db, this.queue, at, at + this.leaseMs, free)) ?? []) : [];
-      // Handlers of one claim start one per turn of the event loop, not all in one: each start
-      // is a millisecond or so of synchronous work (parsing, key import, signing), and sixteen of
-      // them in a row would hold up every REST request that came in meanwhile.
-      let turn: Promise<void> = Promise.resolve();
+      // Handlers start one per turn of the event loop, taking turns with the other background
+      // work (see BackgroundLane): each start is a millisecond or so of synchronous work (parsing,
+      // the handler's writes), and sixteen of them in a row would hold up every REST request
+      // that came in meanwhile.
       for (const row of rows) {
         if (inHand.has(row.id)) continue;
         inHand.add(row.id);
         this.handlingNow += 1;
-        const start = turn;
-        turn = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
         const job = (async () => {
-          await start;
+          await backgroundLane.turn();
           let failure: { error: unknown } | null = null;
           try {
             const message = JSON.parse(row.message) as unknown;
