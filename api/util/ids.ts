@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { isMainThread } from 'node:worker_threads';
 import { now } from './clock.js';
 
 /**
@@ -9,14 +10,23 @@ import { now } from './clock.js';
 let lastMs = 0n;
 let sequence = 0n;
 
-/** A new identifier for a local record created now; strictly increasing within this process. */
+/**
+ * The half of the 16-bit sequence this thread counts in. The delivery thread writes rows to the
+ * same tables as the main thread (retries it enqueues), each counting its own sequence from the
+ * start of every millisecond: the main thread takes the lower half and worker threads the upper,
+ * so that the two never make the same id.
+ */
+const SEQUENCE_BASE = isMainThread ? 0n : 0x8000n;
+const SEQUENCE_MAX = 0x7fffn;
+
+/** A new identifier for a local record created now; strictly increasing within this thread. */
 export function newId(atMs: number = now()): string {
   let ms = BigInt(Math.floor(atMs));
   if (ms < lastMs) ms = lastMs; // clock stepped back: keep ids increasing
   if (ms === lastMs) {
     sequence += 1n;
-    if (sequence > 0xffffn) {
-      // More than 65,536 ids in one millisecond: borrow the next millisecond.
+    if (sequence > SEQUENCE_MAX) {
+      // More than 32,768 ids in one millisecond: borrow the next millisecond.
       ms += 1n;
       sequence = 0n;
     }
@@ -24,7 +34,7 @@ export function newId(atMs: number = now()): string {
     sequence = 0n;
   }
   lastMs = ms;
-  return ((ms << 16n) | sequence).toString();
+  return ((ms << 16n) | (SEQUENCE_BASE + sequence)).toString();
 }
 
 /**
