@@ -56,9 +56,10 @@ function workerScript(): string {
  * CPU per inbox; a post to followers on 500 servers is more than a second of it, which on the main
  * thread delays every REST request and streaming event behind it. The thread opens the same
  * SQLite file and takes the outbox messages the main thread enqueues (the queue is the table; a
- * wake-up message saves it the poll interval). It is started on the first delivery, or at start
- * when deliveries are left from a previous run, so an instance that never federates does not pay
- * for a second JavaScript heap.
+ * wake-up message saves it the poll interval). It is started when something is to be delivered
+ * (and by the instance at start, once it knows remote accounts), and ended after IDLE_MS with
+ * nothing to deliver, so an instance that never federates, or not at the moment, does not pay for
+ * a second JavaScript heap.
  */
 export class DeliveryThread {
   private worker: Worker | null = null;

@@ -3,7 +3,7 @@
 // holds up the REST API on the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DeliveryThreadData, FromDeliveryThread, ToDeliveryThread } from './delivery-thread.js';
-import { lowerThreadPriority, cryptoOnThisThread } from './thread-crypto.js';
+import { cryptoOnThisThread, lowerThreadPriority } from './thread-crypto.js';
 
 async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadData): Promise<void> {
   // Lowered before anything is loaded: compiling Fedify and its dependencies is the thread's
@@ -43,9 +43,9 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
     if (message.type === 'wake') {
       lastBusy = Date.now();
       outbox.wakeUp();
-    }
-    else if (message.type === 'clock') setClockOffset(message.offsetMs);
-    else if (message.type === 'stop') {
+    } else if (message.type === 'clock') {
+      setClockOffset(message.offsetMs);
+    } else if (message.type === 'stop') {
       clearInterval(idle);
       controller.abort();
       // listen() returns once the messages in hand are handled and their outcome is committed.
