@@ -15,7 +15,7 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
   const { now, setClockOffset } = await import('../util/clock.js');
   const { nextQueueClaimAt } = await import('../db/repos/federation.js');
   const { groupCommitFor } = await import('./group-commit.js');
-  const { SqliteKvStore } = await import('./kv.js');
+  const { kvStoreFor } = await import('./kv.js');
   const { sharedFederationOptions } = await import('./options.js');
   const { SqliteMessageQueue } = await import('./queue.js');
   setClockOffset(data.clockOffsetMs);
@@ -25,7 +25,7 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
   const outbox = new SqliteMessageQueue(db, 'outbox', data.queueOptions);
   const federation = createFederation<null>({
     ...sharedFederationOptions(data.settings),
-    kv: new SqliteKvStore(db),
+    kv: kvStoreFor(db),
     queue: { outbox },
   });
   const controller = new AbortController();

@@ -12,7 +12,8 @@ import { registerInbox } from './inbox.js';
 import { resolveRemote, resolveRemoteAccount } from './resolve.js';
 import { setRemoteResolver } from '../core/federation/resolver.js';
 import { prepareInstanceActorKeys } from '../core/federation/local.js';
-import { SqliteKvStore } from './kv.js';
+import { kvStoreFor } from './kv.js';
+import { shareFetchedDocuments } from './loader.js';
 import { keepContextsStatic } from './static-contexts.js';
 import { reuseParsedKeys } from './key-memo.js';
 import { reuseParsedActivities } from './activity-memo.js';
@@ -69,12 +70,14 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
     }),
     fanout: new SqliteMessageQueue(deps.db, 'fanout', { transform: (m) => withMediaExtras(deps, m), ...queueOptions }),
   };
-  const federation = createFederation<Deps>({ ...sharedFederationOptions(settings), kv: new SqliteKvStore(deps.db), queue: queues });
+  const kv = kvStoreFor(deps.db);
+  const federation = createFederation<Deps>({ ...sharedFederationOptions(settings), kv, queue: queues });
   // Digests and signature checks of inbound requests: microseconds, not worth the pool.
   cryptoOnThisThread({ verify: true, digest: true });
   keepContextsStatic(federation as Federation<unknown>);
   reuseParsedKeys(federation as Federation<unknown>);
   reuseParsedActivities(federation as Federation<unknown>);
+  shareFetchedDocuments(federation as Federation<unknown>, kv);
   registerDispatchers(federation);
   registerFeaturedTagsDispatcher(federation);
   registerInbox(federation);

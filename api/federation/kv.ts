@@ -19,6 +19,22 @@ interface PendingEntry {
   expiresAt: number | null;
 }
 
+const stores = new WeakMap<Db, SqliteKvStore>();
+
+/**
+ * The key-value store of a database connection: one per connection, as writes waiting for their
+ * group commit are read from its memory (Fedify's and our own reads of the document cache must
+ * see the same).
+ */
+export function kvStoreFor(db: Db): SqliteKvStore {
+  let store = stores.get(db);
+  if (!store) {
+    store = new SqliteKvStore(db);
+    stores.set(db, store);
+  }
+  return store;
+}
+
 /**
  * Fedify's key-value store on our SQLite database (table `federation_kv`). Keys are stored as the
  * JSON text of the key array: `["a","b"]` starts with `["a",`, so a prefix listing is a text prefix.

@@ -38,6 +38,13 @@ describe('inbound senders: stored once, refreshed when stale', () => {
     await masto.close();
   });
 
+  it('a new sender is fetched once: the document the signature check fetched serves the listener too', async () => {
+    expect(actorGets()).toBe(0);
+    await create('zero');
+    expect(row()?.display_name).toBe('Mona');
+    expect(actorGets()).toBe(1);
+  });
+
   it('a fresh sender is neither fetched again nor rewritten', async () => {
     await create('first');
     expect(row()?.display_name).toBe('Mona');
