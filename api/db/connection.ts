@@ -153,6 +153,23 @@ export class Db {
 }
 
 /**
+ * A function that makes one `T` per database connection and hands the same one back after: for
+ * state that belongs to a connection (its group commit, its key-value store with the writes still
+ * waiting for that commit), gone with the connection.
+ */
+export function perConnection<T>(make: (db: Db) => T): (db: Db) => T {
+  const made = new WeakMap<Db, T>();
+  return (db) => {
+    let value = made.get(db);
+    if (value === undefined) {
+      value = make(db);
+      made.set(db, value);
+    }
+    return value;
+  };
+}
+
+/**
  * Opens (creating if needed) the SQLite file with the pragmas the architecture requires: WAL,
  * foreign keys on, `synchronous=FULL` so an acknowledged write survives power loss, and a busy
  * timeout for the second connection a CLI command may hold.

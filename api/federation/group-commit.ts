@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { withFullDurability, withRelaxedDurability, type Db } from '../db/connection.js';
+import { perConnection, withFullDurability, withRelaxedDurability, type Db } from '../db/connection.js';
 import { walFileOf } from '../db/repos/changes.js';
 
 interface Pending {
@@ -122,14 +122,5 @@ export class GroupCommit {
   }
 }
 
-const instances = new WeakMap<Db, GroupCommit>();
-
 /** The group commit of a database (shared by its queues and key-value store). */
-export function groupCommitFor(db: Db): GroupCommit {
-  let gc = instances.get(db);
-  if (!gc) {
-    gc = new GroupCommit(db);
-    instances.set(db, gc);
-  }
-  return gc;
-}
+export const groupCommitFor: (db: Db) => GroupCommit = perConnection((db) => new GroupCommit(db));

@@ -1,5 +1,5 @@
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
-import type { Db } from '../db/connection.js';
+import { perConnection, type Db } from '../db/connection.js';
 import { kvDelete, kvGet, kvList, kvSet } from '../db/repos/federation.js';
 import { now } from '../util/clock.js';
 import { groupCommitFor, type GroupCommit } from './group-commit.js';
@@ -19,21 +19,12 @@ interface PendingEntry {
   expiresAt: number | null;
 }
 
-const stores = new WeakMap<Db, SqliteKvStore>();
-
 /**
  * The key-value store of a database connection: one per connection, as writes waiting for their
  * group commit are read from its memory (Fedify's and our own reads of the document cache must
  * see the same).
  */
-export function kvStoreFor(db: Db): SqliteKvStore {
-  let store = stores.get(db);
-  if (!store) {
-    store = new SqliteKvStore(db);
-    stores.set(db, store);
-  }
-  return store;
-}
+export const kvStoreFor: (db: Db) => SqliteKvStore = perConnection((db) => new SqliteKvStore(db));
 
 /**
  * Fedify's key-value store on our SQLite database (table `federation_kv`). Keys are stored as the

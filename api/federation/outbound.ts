@@ -8,6 +8,7 @@ import { statusUri } from '../serializers/status.js';
 import { PUBLIC_COLLECTION } from '@fedify/vocab';
 import { createOf } from './dispatchers.js';
 import { actorUri, addressing, toApNote, toApStatusObject } from './to-ap.js';
+import { nextTurn } from '../util/background-lane.js';
 import { now } from '../util/clock.js';
 
 /**
@@ -26,8 +27,6 @@ const CHUNK = 500;
  */
 const FANOUT_INBOXES = 100;
 
-/** Resolves on the next turn of the event loop, after pending I/O callbacks. */
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Sends (and the recipient reads before them) still running, per instance: stopping waits for them. */
 const pendingSends = new WeakMap<Deps, Set<Promise<unknown>>>();
@@ -88,7 +87,7 @@ async function readFollowerRecipients(deps: Deps, accountId: string): Promise<Re
   const list: Recipient[] = [];
   for (let after: string | null = null; ; ) {
     // Each page on a turn of its own, the first too (the caller may have just rendered the activity).
-    await yieldToLoop();
+    await nextTurn();
     const rows = followerInboxesPage(deps, accountId, after, CHUNK);
     for (const f of rows) list.push(followerRecipient(f, url));
     const last = rows.at(-1);
@@ -112,7 +111,7 @@ async function deliveryBatches(deps: Deps, recipients: readonly Recipient[], siz
   let current: Recipient[] = [];
   let inboxes = 0;
   for (let i = 0; i < recipients.length; i += CHUNK) {
-    if (i > 0) await yieldToLoop();
+    if (i > 0) await nextTurn();
     for (const r of recipients.slice(i, i + CHUNK)) {
       const shared = r.endpoints?.sharedInbox ?? null;
       if (!r.inboxId || !federates(r.inboxId.host) || (shared && !federates(shared.host))) continue;
@@ -149,7 +148,7 @@ export function send(ctx: Context<Deps>, sender: AccountRow, recipients: Recipie
     (async () => {
       const batches = await deliveryBatches(ctx.data, recipients, FANOUT_INBOXES);
       for (const [i, batch] of batches.entries()) {
-        if (i > 0) await yieldToLoop();
+        if (i > 0) await nextTurn();
         await ctx.sendActivity({ identifier: sender.username }, batch, activity, { preferSharedInbox: true, fanout: 'skip' });
       }
     })(),
@@ -199,7 +198,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
     // The job starts on the next turn of the event loop (the request that caused it is answered
     // first), and stopping the instance waits for it (see sendsSettled).
     const started = (async () => {
-      await yieldToLoop();
+      await nextTurn();
       await job();
     })();
     void trackSend(deps, started.catch((err: unknown) => console.error(`federation: sending ${what} failed`, err)));

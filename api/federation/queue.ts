@@ -58,7 +58,8 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly concurrency: number;
   private readonly maxAttempts: number;
   private wake: (() => void) | null = null;
-  private handlingNow = 0;
+  /** Handlers running (of `listen`, which Fedify calls once per queue). */
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly transform: (message: unknown) => unknown;
   private readonly gc: GroupCommit;
   private readonly onEnqueued: () => void;
@@ -79,7 +80,7 @@ export class SqliteMessageQueue implements MessageQueue {
 
   /** Messages being handled by `listen` at this moment. */
   get handling(): number {
-    return this.handlingNow;
+    return this.inFlight.size;
   }
 
   /** Makes an idle `listen` look for due messages now (messages enqueued by another thread). */
@@ -125,7 +126,7 @@ export class SqliteMessageQueue implements MessageQueue {
    */
   async listen(handler: (message: unknown) => Promise<void> | void, options?: MessageQueueListenOptions): Promise<void> {
     const signal = options?.signal;
-    const inFlight = new Set<Promise<void>>();
+    const inFlight = this.inFlight;
     // Ids of the messages being handled here. A lease only guards against a worker that died;
     // when the clock jumps past it (a laptop waking from sleep, a test moving the clock) while a
     // message is still in hand, the claim hands that message out again: it is not run twice.
@@ -142,7 +143,6 @@ export class SqliteMessageQueue implements MessageQueue {
       for (const row of rows) {
         if (inHand.has(row.id)) continue;
         inHand.add(row.id);
-        this.handlingNow += 1;
         const job = (async () => {
           await backgroundLane.turn();
           let failure: { error: unknown } | null = null;
@@ -169,7 +169,6 @@ export class SqliteMessageQueue implements MessageQueue {
         })()
           .catch((err: unknown) => console.error(`federation ${this.queue} message ${row.id}: could not record the outcome`, err))
           .finally(() => {
-            this.handlingNow -= 1;
             inHand.delete(row.id);
             inFlight.delete(job);
             this.wake?.();

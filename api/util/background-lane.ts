@@ -38,5 +38,10 @@ export class BackgroundLane {
   };
 }
 
+/** Resolves on the next turn of the event loop, after the I/O callbacks that are due. */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** The lane of this thread's background work. */
 export const backgroundLane = new BackgroundLane();

@@ -19,6 +19,7 @@ import { statusUri } from '../../serializers/status.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
 import type { EventMap } from '../events.js';
+import { nextTurn } from '../../util/background-lane.js';
 
 /** What a remote account's deletion removed. */
 export interface DeletedAccountSummary {
@@ -98,7 +99,7 @@ export async function deleteRemoteAccount(deps: Deps, account: AccountRow): Prom
     deps.events.emit('status.deleted', p);
   }
 
-  await new Promise<void>((resolve) => setImmediate(resolve));
+  await nextTurn();
 
   const rest = db.transaction(() => {
     const follows = followEdgesOf(db, 'follows', account.id);

@@ -1,4 +1,5 @@
 import { derivedTransaction, findFollowedAccounts, upsertFeedState } from '../../db/repos/feeds.js';
+import { nextTurn } from '../../util/background-lane.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
 import { exclusiveListMembers } from '../lists/timeline.js';
@@ -7,8 +8,6 @@ import { timelineState } from './state.js';
 
 /** Followed accounts merged per transaction; between chunks the event loop serves requests. */
 const CHUNK_ACCOUNTS = 10;
-
-const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Rebuilds a user's home feed from their own recent statuses and those of the accounts they
@@ -40,7 +39,7 @@ export function isRebuilding(deps: Deps, accountId: string): boolean {
 
 async function runRebuild(deps: Deps, accountId: string): Promise<void> {
   const db = deps.db;
-  await nextTick();
+  await nextTurn();
   if (!db.raw.open) return;
   const all = findFollowedAccounts(db, accountId);
   const followed = new Set(all.map((f) => f.target_account_id));
@@ -49,7 +48,7 @@ async function runRebuild(deps: Deps, accountId: string): Promise<void> {
   const follows = all.filter((f) => !exclusive.has(f.target_account_id));
   derivedTransaction(db, () => mergeAccountIntoHome(deps, accountId, accountId, null, followed));
   for (let i = 0; i < follows.length; i += CHUNK_ACCOUNTS) {
-    await nextTick();
+    await nextTurn();
     if (!db.raw.open) return;
     const chunk = follows.slice(i, i + CHUNK_ACCOUNTS);
     derivedTransaction(db, () => {
