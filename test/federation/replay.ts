@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { kvSet, queueDepth } from '../../api/db/repos/federation.js';
 import { now, resetClock, setClockTo } from '../../api/util/clock.js';
 import type { TestInstance } from '../helpers/instance.js';
 
-export const DIR = '/work/shared/fixtures/activitypub';
+/** The captured requests and documents (test/fixtures/activitypub, described in its README). */
+export const DIR = fileURLToPath(new URL('../fixtures/activitypub', import.meta.url));
 
 /** One captured request (see the fixtures' README). */
 export interface Captured {

@@ -1,5 +1,5 @@
 /**
- * Places where the generated OpenAPI description (../shared/mastodon/openapi.json) is known to
+ * Places where the generated OpenAPI description (test/fixtures/mastodon-schemas.json) is known to
  * disagree with Mastodon's documented behaviour. Each fix is applied to the loaded description
  * before validation, with the reason beside it. Keep this list short and honest.
  */
