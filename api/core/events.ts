@@ -13,7 +13,21 @@ export interface EventMap {
   'token.revoked': { tokenId: string; userId: string | null };
   'status.created': { statusId: string; accountId: string };
   'status.updated': { statusId: string; accountId: string };
-  'status.deleted': { statusId: string; accountId: string; uri: string; visibility: 'public' | 'unlisted' | 'private' | 'direct'; mentionedAccountIds: string[]; reblogOfId: string | null };
+  /**
+   * `reblogOf` names the reblogged status (its URI and author) as it was when the reblog went: an
+   * Undo(Announce) must name it even when both went together. `inReplyToAccountId`: the author of
+   * the status it answered (the Delete reaches them as the Create did).
+   */
+  'status.deleted': {
+    statusId: string;
+    accountId: string;
+    uri: string;
+    visibility: 'public' | 'unlisted' | 'private' | 'direct';
+    mentionedAccountIds: string[];
+    reblogOfId: string | null;
+    reblogOf: { uri: string; accountId: string } | null;
+    inReplyToAccountId: string | null;
+  };
   'favourite.created': { favouriteId: string; statusId: string; accountId: string };
   'favourite.deleted': { favouriteId: string; statusId: string; accountId: string };
   'reblog.created': { statusId: string; reblogOfId: string; accountId: string };

@@ -57,12 +57,51 @@ export async function actorKeyPairs(deps: Deps, identifier: string): Promise<Cry
   return [await keyPairOf(account.public_key_pem, account.private_key_pem)];
 }
 
+/** Whether a served document is a collection page without its (empty) list of items. */
+function pageWithoutItems(doc: unknown): doc is Record<string, unknown> {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
+  const page = doc as Record<string, unknown>;
+  return page.type === 'OrderedCollectionPage' && !('orderedItems' in page);
+}
+
+/**
+ * Serves an empty collection page with `orderedItems: []`, as Mastodon serves one: Fedify's
+ * JSON-LD compaction leaves an empty list out, and peers that read outboxes (and followers
+ * pages) take a page without `orderedItems` for a broken one. Fedify has no option for it, so
+ * the federation's `fetch` is wrapped: a GET of a page (a `cursor` in the query) whose JSON lacks
+ * the list gets it added; every other answer is passed on untouched. Should a later Fedify rename
+ * `fetch`, pages are served as Fedify makes them (the outbox test fails). Returns whether the
+ * wrapping took place.
+ */
+export function listItemsOfEmptyPages(federation: Federation<Deps>): boolean {
+  const impl = federation as unknown as { fetch?: Federation<Deps>['fetch'] };
+  const fetch = impl.fetch;
+  if (typeof fetch !== 'function') return false;
+  const wrapped: Federation<Deps>['fetch'] = async (request, options) => {
+    const response = await fetch.call(federation, request, options);
+    if (request.method !== 'GET' || response.status !== 200 || !new URL(request.url).searchParams.has('cursor')) return response;
+    if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
+    const text = await response.clone().text();
+    // A page with items names them; only the rare empty page is parsed.
+    if (text.includes('"orderedItems"')) return response;
+    const doc = JSON.parse(text) as unknown;
+    if (!pageWithoutItems(doc)) return response;
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    return new Response(JSON.stringify({ ...doc, orderedItems: [] }), { status: response.status, statusText: response.statusText, headers });
+  };
+  impl.fetch = wrapped;
+  return true;
+}
+
 /**
  * Registers what Fedify serves: actors (and the instance actor) with their keys and WebFinger
  * handles, followers/following (totals always, items unless hidden), outbox of public statuses,
- * featured (pins), and public statuses (Notes, Questions for polls).
+ * featured (pins), and public statuses (Notes, Questions for polls). Empty pages list their
+ * (no) items (see listItemsOfEmptyPages).
  */
 export function registerDispatchers(federation: Federation<Deps>): void {
+  listItemsOfEmptyPages(federation);
   federation
     .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
       const deps = ctx.data;

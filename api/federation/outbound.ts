@@ -1,13 +1,12 @@
 import type { Context, Federation } from '@fedify/fedify';
-import { Accept, Announce, Create, Delete, Follow, Like, Tombstone, Undo, Update, type Recipient } from '@fedify/vocab';
+import { Accept, Delete, Follow, Like, Tombstone, Undo, Update, type Recipient } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
 import { federationFilter } from '../core/federation/instance-domains.js';
 import { accountById, followerInboxesPage, loadNoteContext, statusById } from '../core/federation/local.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { statusUri } from '../serializers/status.js';
-import { PUBLIC_COLLECTION } from '@fedify/vocab';
 import { createOf } from './dispatchers.js';
-import { actorUri, addressing, toApNote, toApStatusObject } from './to-ap.js';
+import { actorUri, addressing, toApAnnounce, toApStatusObject } from './to-ap.js';
 import { nextTurn } from '../util/background-lane.js';
 import { now } from '../util/clock.js';
 
@@ -168,11 +167,22 @@ function followActivity(deps: Deps, follower: AccountRow, target: AccountRow, id
   return new Follow({ id: new URL(`${me}#follows/${id}`), actor: new URL(me), object: new URL(actorUri(target, deps.uris)) });
 }
 
-/** Recipients of a status: followers (unless direct) and mentioned remote accounts. */
-async function statusRecipients(deps: Deps, author: AccountRow, mentioned: readonly AccountRow[], visibility: string): Promise<Recipient[]> {
+/**
+ * Recipients of a status: followers (unless direct), mentioned remote accounts, and the remote
+ * author of the status it answers (`inReplyToAccountId`) when it is public or unlisted.
+ */
+async function statusRecipients(deps: Deps, author: AccountRow, mentioned: readonly AccountRow[], visibility: string, inReplyToAccountId: string | null): Promise<Recipient[]> {
   const list = visibility === 'direct' ? [] : await loadFollowerRecipients(deps, author.id);
   for (const m of mentioned) {
     const r = recipientOf(m);
+    if (r) list.push(r);
+  }
+  // A reply reaches the author it answers even when it does not mention them, as Mastodon
+  // delivers it; only a public or unlisted one, which anyone may read (a followers-only or direct
+  // reply is not addressed to them). Fedify sends once per inbox, so a mention does not double it.
+  if (inReplyToAccountId !== null && (visibility === 'public' || visibility === 'unlisted')) {
+    const parentAuthor = accountById(deps, inReplyToAccountId);
+    const r = parentAuthor && parentAuthor.domain !== null ? recipientOf(parentAuthor) : null;
     if (r) list.push(r);
   }
   return list;
@@ -227,7 +237,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
     if (!author || !status) return;
     const context = loadNoteContext(deps, [status]);
     const question = toApStatusObject(status, author, context, deps.uris, now());
-    const recipients = await statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility);
+    const recipients = await statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility, status.in_reply_to_account_id);
     for (const voterId of entry.voters) {
       const voter = remote(voterId);
       const r = voter ? recipientOf(voter) : null;
@@ -262,15 +272,18 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
         const original = statusById(deps, status.reblog_of_id);
         const originalAuthor = original ? accountById(deps, original.account_id) : undefined;
         if (!original || !originalAuthor) return;
+        // The reblogged status's remote author gets the Announce too (as Mastodon delivers it).
         const r = originalAuthor.domain !== null ? recipientOf(originalAuthor) : null;
-        const me = actorUri(author, deps.uris);
-        const announce = new Announce({
-          id: new URL(statusUri(status, author, deps.uris)),
-          actor: new URL(me),
-          object: new URL(statusUri(original, originalAuthor, deps.uris)),
-          tos: status.visibility === 'public' ? [PUBLIC_COLLECTION] : [new URL(deps.uris.followersUri(author.username))],
-          ccs: [new URL(actorUri(originalAuthor, deps.uris)), ...(status.visibility === 'unlisted' ? [PUBLIC_COLLECTION] : [])],
-        });
+        const announce = toApAnnounce(
+          {
+            id: statusUri(status, author, deps.uris),
+            visibility: status.visibility,
+            published: status.created_at,
+            object: { uri: statusUri(original, originalAuthor, deps.uris), authorUri: actorUri(originalAuthor, deps.uris) },
+          },
+          author,
+          deps.uris,
+        );
         run('Announce', async () => {
           const recipients = await loadFollowerRecipients(deps, author.id);
           if (r) recipients.push(r);
@@ -282,7 +295,8 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
       run('Create', async () => {
         const context = loadNoteContext(deps, [status]);
         const note = toApStatusObject(status, author, context, deps.uris, now());
-        await send(ctx(), author, await statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility), createOf(note));
+        const recipients = await statusRecipients(deps, author, context.mentions.get(status.id) ?? [], status.visibility, status.in_reply_to_account_id);
+        await send(ctx(), author, recipients, createOf(note));
       });
     }),
     deps.events.on('status.updated', ({ statusId, accountId }) => {
@@ -293,7 +307,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
       const note = toApStatusObject(status, author, context, deps.uris, now());
       const mentioned = context.mentions.get(status.id) ?? [];
       const update = new Update({ id: new URL(`${note.id?.href ?? ''}#updates/${status.edited_at ?? status.updated_at}`), actor: note.attributionId, object: note, tos: note.toIds, ccs: note.ccIds });
-      run('Update', async () => send(ctx(), author, await statusRecipients(deps, author, mentioned, status.visibility), update));
+      run('Update', async () => send(ctx(), author, await statusRecipients(deps, author, mentioned, status.visibility, status.in_reply_to_account_id), update));
     }),
     ...(['poll.tallied', 'poll.voted'] as const).map((name) =>
       deps.events.on(name, (payload) => {
@@ -305,18 +319,22 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
         schedulePollUpdate(status.id, 'voterAccountId' in payload ? payload.voterAccountId : payload.accountId);
       }),
     ),
-    deps.events.on('status.deleted', ({ accountId, uri, visibility, mentionedAccountIds, reblogOfId }) => {
+    deps.events.on('status.deleted', ({ accountId, uri, visibility, mentionedAccountIds, reblogOfId, reblogOf, inReplyToAccountId }) => {
       const author = local(accountId);
       if (!author) return;
       const mentioned = mentionedAccountIds.map((id) => accountById(deps, id)).filter((a): a is AccountRow => a !== undefined);
       const me = new URL(actorUri(author, deps.uris));
       if (reblogOfId !== null) {
-        const original = statusById(deps, reblogOfId);
-        const originalAuthor = original ? accountById(deps, original.account_id) : undefined;
+        // The Announce names the reblogged status even when it was deleted with the reblog (the
+        // event carries what it was): GoToSocial answers 400 to an Announce without `object`.
+        // Its author is read now, while the row is there (a deleted remote account goes later).
+        const originalAuthor = reblogOf ? accountById(deps, reblogOf.accountId) : undefined;
         const r = originalAuthor ? recipientOf(originalAuthor) : null;
-        const undo = new Undo({ id: new URL(`${uri}#undo`), actor: me, object: new Announce({ id: new URL(uri), actor: me, object: original && originalAuthor ? new URL(statusUri(original, originalAuthor, deps.uris)) : null }) });
+        const object = reblogOf && originalAuthor ? { uri: reblogOf.uri, authorUri: actorUri(originalAuthor, deps.uris) } : null;
+        const announce = toApAnnounce({ id: uri, visibility, published: null, object }, author, deps.uris);
+        const undo = new Undo({ id: new URL(`${uri}#undo`), actor: me, object: announce, tos: announce.toIds, ccs: announce.ccIds });
         run('Undo Announce', async () => {
-          const recipients = await statusRecipients(deps, author, mentioned, visibility);
+          const recipients = await statusRecipients(deps, author, mentioned, visibility, null);
           if (r) recipients.push(r);
           await send(ctx(), author, recipients, undo);
         });
@@ -324,7 +342,7 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
       }
       const { to, cc } = addressing({ visibility } as Parameters<typeof addressing>[0], author, mentioned, deps.uris);
       const del = new Delete({ id: new URL(`${uri}#delete`), actor: me, object: new Tombstone({ id: new URL(uri) }), tos: to, ccs: cc });
-      run('Delete', async () => send(ctx(), author, await statusRecipients(deps, author, mentioned, visibility), del));
+      run('Delete', async () => send(ctx(), author, await statusRecipients(deps, author, mentioned, visibility, inReplyToAccountId), del));
     }),
     deps.events.on('favourite.created', ({ favouriteId, statusId, accountId }) => {
       const liker = local(accountId);
@@ -343,7 +361,9 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
       if (!liker || !status || !author || !r) return;
       const me = actorUri(liker, deps.uris);
       const like = new Like({ id: new URL(`${me}#likes/${favouriteId}`), actor: new URL(me), object: new URL(statusUri(status, author, deps.uris)) });
-      run('Undo Like', () => send(ctx(), liker, [r], new Undo({ id: new URL(`${me}#likes/${favouriteId}/undo`), actor: new URL(me), object: like })));
+      // Addressed, as every Undo: the liked status's author.
+      const undo = new Undo({ id: new URL(`${me}#likes/${favouriteId}/undo`), actor: new URL(me), object: like, to: new URL(actorUri(author, deps.uris)) });
+      run('Undo Like', () => send(ctx(), liker, [r], undo));
     }),
     deps.events.on('follow_request.created', ({ followRequestId, accountId, targetAccountId }) => {
       const follower = local(accountId);
@@ -360,7 +380,8 @@ export function installOutbound(deps: Deps, federation: Federation<Deps>, option
         const r = target ? recipientOf(target) : null;
         if (!follower || !target || !r) return;
         const follow = followActivity(deps, follower, target, id);
-        run('Undo Follow', () => send(ctx(), follower, [r], new Undo({ id: new URL(`${follow.id?.href ?? ''}/undo`), actor: follow.actorId, object: follow })));
+        const undo = new Undo({ id: new URL(`${follow.id?.href ?? ''}/undo`), actor: follow.actorId, object: follow, to: follow.objectId });
+        run('Undo Follow', () => send(ctx(), follower, [r], undo));
       }),
     ),
   ];

@@ -22,6 +22,8 @@ export interface SqliteQueueOptions {
   transform?: (message: unknown) => unknown;
   /** Called after each enqueue has committed: tells a worker in another thread to look now. */
   onEnqueued?: () => void;
+  /** Runs a message's handler (the delivery thread makes each outbox message an attempt of its own). */
+  around?: (message: unknown, handle: () => Promise<void>) => Promise<void>;
 }
 
 /**
@@ -63,6 +65,7 @@ export class SqliteMessageQueue implements MessageQueue {
   private readonly transform: (message: unknown) => unknown;
   private readonly gc: GroupCommit;
   private readonly onEnqueued: () => void;
+  private readonly around: NonNullable<SqliteQueueOptions['around']>;
 
   constructor(
     private readonly db: Db,
@@ -76,6 +79,7 @@ export class SqliteMessageQueue implements MessageQueue {
     this.transform = options.transform ?? ((m) => m);
     this.gc = groupCommitFor(db);
     this.onEnqueued = options.onEnqueued ?? (() => {});
+    this.around = options.around ?? ((_message, handle) => handle());
   }
 
   /** Messages being handled by `listen` at this moment. */
@@ -150,7 +154,7 @@ export class SqliteMessageQueue implements MessageQueue {
             const message = JSON.parse(row.message) as unknown;
             // The handler's own commits need not wait for the disk: this message is deleted only
             // afterwards, so a power cut that loses them brings it back (withRelaxedDurability).
-            await withQueueMessage(message, () => withRelaxedDurability(() => handler(message)));
+            await withQueueMessage(message, () => withRelaxedDurability(() => this.around(message, async () => handler(message))));
           } catch (error) {
             failure = { error };
           }

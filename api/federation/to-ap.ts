@@ -1,5 +1,6 @@
 import { Temporal } from '@js-temporal/polyfill';
 import {
+  Announce,
   Application,
   Collection,
   Question,
@@ -76,6 +77,37 @@ export function toApActor(account: AccountRow, uris: Uris, keys: readonly ActorK
   if (account.actor_type === 'Group') return new Group(values);
   if (account.actor_type === 'Application') return new Application(values);
   return new Person(values);
+}
+
+/** What an Announce names: the reblog (its id, visibility and time) and the status it reblogs. */
+export interface AnnounceParts {
+  /** The Announce's id: the reblog's URI. */
+  id: string;
+  visibility: StatusRow['visibility'];
+  /** When the reblog was made (ms), or null when it is not known (an Undo of a deleted reblog). */
+  published: number | null;
+  /** The reblogged status's URI and its author's actor id. */
+  object: { uri: string; authorUri: string } | null;
+}
+
+/**
+ * A local reblog as its Announce (`toAp…`), addressed as Mastodon addresses one: a public reblog to
+ * everyone with the followers in cc, the others to the followers (an unlisted one with the public
+ * in cc), the reblogged author always in cc; `published` the reblog's time.
+ */
+export function toApAnnounce(parts: AnnounceParts, author: AccountRow, uris: Uris): Announce {
+  const followers = new URL(uris.followersUri(author.username));
+  const original = parts.object ? [new URL(parts.object.authorUri)] : [];
+  const tos = parts.visibility === 'public' ? [PUBLIC_COLLECTION] : [followers];
+  const ccs = parts.visibility === 'public' ? [...original, followers] : parts.visibility === 'unlisted' ? [...original, PUBLIC_COLLECTION] : original;
+  return new Announce({
+    id: new URL(parts.id),
+    actor: new URL(actorUri(author, uris)),
+    object: parts.object ? new URL(parts.object.uri) : null,
+    tos,
+    ccs,
+    published: parts.published === null ? null : instant(parts.published),
+  });
 }
 
 /** The `to` and `cc` of a status by its visibility, as Mastodon addresses them. */

@@ -22,6 +22,9 @@ export interface FakeActor {
   keys: CryptoKeyPair;
 }
 
+/** How the fake server answers POSTs to a path: a status, or a function choosing one per request. */
+export type PostAnswer = number | ((received: Received) => number);
+
 /** How to sign a delivery: the spec, another actor's key, or a Digest that does not match. */
 export interface SendOptions {
   spec?: 'draft-cavage-http-signatures-12' | 'rfc9421';
@@ -41,13 +44,15 @@ async function pemOf(key: webcrypto.CryptoKey): Promise<string> {
 /**
  * A remote ActivityPub server on a loopback address, written for tests: it serves the documents
  * the test gives it (actors, notes) as `application/activity+json`, answers 410 for paths marked
- * gone and 404 for the rest, records every request it gets (the instance's deliveries and signed
+ * gone and 404 for the rest, accepts POSTs with 202 (or the status set by `answerPosts`), records
+ * every request it gets (the instance's deliveries and signed
  * fetches), and signs the activities the test sends to an instance's inbox with its actors' keys.
  */
 export class FakeRemote {
   readonly received: Received[] = [];
   private readonly docs = new Map<string, unknown>();
   private readonly gonePaths = new Set<string>();
+  private readonly postAnswers = new Map<string, { status: PostAnswer; body: string }>();
 
   private constructor(
     readonly origin: string,
@@ -70,9 +75,12 @@ export class FakeRemote {
         } catch {
           body = null;
         }
-        self?.received.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+        const received: Received = { method: req.method ?? 'GET', path, headers: req.headers, body };
+        self?.received.push(received);
         if (req.method === 'POST') {
-          res.writeHead(202).end();
+          const answer = self?.postAnswers.get(path);
+          const status = answer === undefined ? 202 : typeof answer.status === 'function' ? answer.status(received) : answer.status;
+          res.writeHead(status, { 'content-type': 'text/plain' }).end(answer?.body ?? '');
           return;
         }
         if (self?.gonePaths.has(path)) {
@@ -107,6 +115,15 @@ export class FakeRemote {
   serve(path: string, body: unknown): void {
     this.gonePaths.delete(path);
     this.docs.set(path, body);
+  }
+
+  /**
+   * Answers POSTs to `path` with `status` (a number, or a function of the request) and `body` from
+   * now on, instead of 202; `null` restores 202.
+   */
+  answerPosts(path: string, status: PostAnswer | null, body = ''): void {
+    if (status === null) this.postAnswers.delete(path);
+    else this.postAnswers.set(path, { status, body });
   }
 
   /** Answers 410 Gone at `path` from now on (a deleted actor). */

@@ -221,8 +221,8 @@ describe('DELETE /api/v1/statuses/:id', () => {
     expect((await bob.client.get(`/api/v1/accounts/${bob.accountId}`)).body.statuses_count).toBe(bobBefore - 1);
     expect((await alice.client.get(`/api/v1/accounts/${alice.accountId}`)).body.statuses_count).toBe(aliceBefore - 1);
     expect(seen).toEqual([
-      { statusId: reblog.body.id, accountId: bob.accountId, uri: `${inst.url}/users/bob/statuses/${reblog.body.id}`, visibility: 'public', mentionedAccountIds: [], reblogOfId: s.id },
-      { statusId: s.id, accountId: alice.accountId, uri: s.uri, visibility: 'public', mentionedAccountIds: [], reblogOfId: null },
+      { statusId: reblog.body.id, accountId: bob.accountId, uri: `${inst.url}/users/bob/statuses/${reblog.body.id}`, visibility: 'public', mentionedAccountIds: [], reblogOfId: s.id, reblogOf: { uri: s.uri, accountId: alice.accountId }, inReplyToAccountId: null },
+      { statusId: s.id, accountId: alice.accountId, uri: s.uri, visibility: 'public', mentionedAccountIds: [], reblogOfId: null, reblogOf: null, inReplyToAccountId: bob.accountId },
     ]);
   });
 

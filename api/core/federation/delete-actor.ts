@@ -19,6 +19,7 @@ import { statusUri } from '../../serializers/status.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
 import type { EventMap } from '../events.js';
+import { reblogTargetOf } from '../statuses/delete.js';
 import { nextTurn } from '../../util/background-lane.js';
 
 /** What a remote account's deletion removed. */
@@ -75,7 +76,7 @@ export async function deleteRemoteAccount(deps: Deps, account: AccountRow): Prom
       if (reblog.visibility !== 'direct') bumpAccountStatuses(db, reblog.account_id, -1, null);
       deleteStatusRow(db, reblog.id);
       const author = rebloggers.get(reblog.account_id);
-      deleted.push(payload(reblog, author ? statusUri(reblog, author, deps.uris) : (reblog.uri ?? ''), []));
+      deleted.push(payload(deps, reblog, author ? statusUri(reblog, author, deps.uris) : (reblog.uri ?? ''), []));
     }
     for (const status of own) {
       // Counters of statuses that stay: a reblogged or replied-to status of someone else.
@@ -86,7 +87,7 @@ export async function deleteRemoteAccount(deps: Deps, account: AccountRow): Prom
       const text = statusUri(status, account, deps.uris);
       // Replies from others keep the parent's URI so they still read as replies.
       db.query('UPDATE statuses SET in_reply_to_uri = @uri WHERE in_reply_to_id = @status_id AND in_reply_to_uri IS NULL').run({ uri: text, status_id: status.id });
-      deleted.push(payload(status, text, mentions.get(status.id) ?? []));
+      deleted.push(payload(deps, status, text, mentions.get(status.id) ?? []));
     }
     // Media, polls, favourites, bookmarks, pins, mentions and notifications of these statuses go
     // with their rows; replies among them are cut loose by ON DELETE SET NULL.
@@ -121,6 +122,15 @@ export async function deleteRemoteAccount(deps: Deps, account: AccountRow): Prom
   return { statuses: statuses.count, reblogsByOthers: statuses.reblogsByOthers, follows: rest.follows.length, favourites: rest.favourites.length };
 }
 
-function payload(status: StatusRow, uri: string, mentionedAccountIds: string[]): EventMap['status.deleted'] {
-  return { statusId: status.id, accountId: status.account_id, uri, visibility: status.visibility, mentionedAccountIds, reblogOfId: status.reblog_of_id };
+function payload(deps: Deps, status: StatusRow, uri: string, mentionedAccountIds: string[]): EventMap['status.deleted'] {
+  return {
+    statusId: status.id,
+    accountId: status.account_id,
+    uri,
+    visibility: status.visibility,
+    mentionedAccountIds,
+    reblogOfId: status.reblog_of_id,
+    reblogOf: reblogTargetOf(deps, status),
+    inReplyToAccountId: status.in_reply_to_account_id,
+  };
 }

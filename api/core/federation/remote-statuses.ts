@@ -21,7 +21,7 @@ import { sanitizeRemoteHtml } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
 import { insertPoll } from '../../db/repos/polls.js';
 import { setRemotePollCounts } from '../../db/repos/federation.js';
-import { deleteStatus } from '../statuses/delete.js';
+import { deleteStatus, reblogTargetOf } from '../statuses/delete.js';
 import { saveMentions, saveTags } from '../statuses/text.js';
 
 /** An attachment of a remote status, as federation read it. */
@@ -261,13 +261,23 @@ export function deleteRemoteReblog(deps: Deps, author: AccountRow, announceUri: 
   const reblog = findStatusByUri(db, announceUri) ?? (target ? findReblogBy(db, author.id, target.id) : undefined);
   if (!reblog || reblog.account_id !== author.id || reblog.reblog_of_id === null) return false;
   const reblogOfId = reblog.reblog_of_id;
+  const reblogOf = reblogTargetOf(deps, reblog);
   db.transaction(() => {
     deleteStatusRow(db, reblog.id);
     bumpStatusCounter(db, reblogOfId, 'reblogs_count', -1);
     bumpAccountStatuses(db, author.id, -1, null);
   });
   deps.events.emit('reblog.deleted', { statusId: reblog.id, reblogOfId, accountId: author.id });
-  deps.events.emit('status.deleted', { statusId: reblog.id, accountId: author.id, uri: announceUri, visibility: reblog.visibility, mentionedAccountIds: [], reblogOfId });
+  deps.events.emit('status.deleted', {
+    statusId: reblog.id,
+    accountId: author.id,
+    uri: announceUri,
+    visibility: reblog.visibility,
+    mentionedAccountIds: [],
+    reblogOfId,
+    reblogOf,
+    inReplyToAccountId: null,
+  });
   return true;
 }
 

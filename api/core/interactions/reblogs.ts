@@ -6,6 +6,7 @@ import { now } from '../../util/clock.js';
 import { forbidden } from '../../util/errors.js';
 import { newId } from '../../util/ids.js';
 import { getUserSettings } from '../accounts/settings.js';
+import { reblogTargetOf } from '../statuses/delete.js';
 import type { Deps } from '../deps.js';
 import { findStatus, loadVisibleStatus, originalOf } from './target.js';
 
@@ -93,6 +94,8 @@ export function unreblogStatus(deps: Deps, account: AccountRow, statusId: string
     visibility: removed.visibility,
     mentionedAccountIds: [],
     reblogOfId: target.id,
+    reblogOf: reblogTargetOf(deps, removed),
+    inReplyToAccountId: null,
   });
   return target.id;
 }

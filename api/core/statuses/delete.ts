@@ -6,6 +6,7 @@ import {
   bumpStatusCounter,
   deleteStatusRow,
   findReblogsOf,
+  findStatusById,
   type StatusRow,
 } from '../../db/repos/statuses.js';
 import { statusUri, type MastodonStatus } from '../../serializers/status.js';
@@ -17,6 +18,15 @@ import { presentStatus } from './views.js';
 function uriOf(deps: Deps, status: StatusRow): string {
   const author = findAccountById(deps.db, status.account_id);
   return statusUri(status, author ?? { username: '' }, deps.uris);
+}
+
+/**
+ * The status a reblog reblogs, as the 'status.deleted' payload names it: read before the rows go
+ * (the reblogs of a deleted status go with it), null for anything else.
+ */
+export function reblogTargetOf(deps: Deps, status: StatusRow): { uri: string; accountId: string } | null {
+  const original = status.reblog_of_id === null ? undefined : findStatusById(deps.db, status.reblog_of_id);
+  return original ? { uri: uriOf(deps, original), accountId: original.account_id } : null;
 }
 
 /**
@@ -32,6 +42,7 @@ function removeRow(deps: Deps, status: StatusRow, uri: string, mentionedAccountI
   if (status.in_reply_to_id !== null && (status.visibility === 'public' || status.visibility === 'unlisted')) {
     bumpStatusCounter(db, status.in_reply_to_id, 'replies_count', -1);
   }
+  const reblogOf = reblogTargetOf(deps, status);
   db.query('UPDATE statuses SET in_reply_to_uri = @uri WHERE in_reply_to_id = @status_id').run({ uri, status_id: status.id });
   deleteStatusRow(db, status.id);
   return {
@@ -41,6 +52,8 @@ function removeRow(deps: Deps, status: StatusRow, uri: string, mentionedAccountI
     visibility: status.visibility,
     mentionedAccountIds,
     reblogOfId: status.reblog_of_id,
+    reblogOf,
+    inReplyToAccountId: status.in_reply_to_account_id,
   };
 }
 
