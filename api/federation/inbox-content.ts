@@ -4,6 +4,7 @@ import { deleteRemoteAccount } from '../core/federation/delete-actor.js';
 import { blocksSenderDomain, receiveRemoteBlock, receiveRemoteFlag, receiveRemoteMove, receiveRemotePin } from '../core/federation/moderation.js';
 import { createRemoteReblog, createRemoteStatus, deleteRemoteStatus, localStatusByUri, updateRemoteStatus } from '../core/federation/remote-statuses.js';
 import { favouriteStatus } from '../core/interactions/favourites.js';
+import { tombstoneInbound } from '../core/federation/tombstones.js';
 import { pollOfLocalStatus, receiveRemoteVote } from '../core/federation/votes.js';
 import { findAccountById, type AccountRow } from '../db/repos/accounts.js';
 import { findStatusByUri, type StatusRow } from '../db/repos/statuses.js';
@@ -12,7 +13,7 @@ import { fromApNote, visibilityOf } from './from-ap.js';
 import { storeEmojiTags } from './emoji-tags.js';
 import { receivedActivity, receivedObject } from './received.js';
 import { hashtagChangeOf, receiveHashtagChange } from './inbox-hashtags.js';
-import { knownRemote, loaderOptions, localAccountOf, remoteSender, storeActor, type Ctx } from './inbox.js';
+import { knownRemote, loaderOptions, localAccountOf, mayTombstone, remoteSender, storeActor, tombstonedForSender, type Ctx } from './inbox.js';
 
 /** A status (remote or ours) by its ActivityPub id. */
 export function statusByUri(deps: Deps, uri: string): StatusRow | undefined {
@@ -35,8 +36,12 @@ async function objectWithRaw(ctx: Ctx, activity: Create | Update): Promise<{ obj
   return { object, raw: receivedObject(activity.id, object?.id ?? null) };
 }
 
-/** Create(Note|Question): a remote status, stored only when the signer is its author. */
+/**
+ * Create(Note|Question): a remote status, stored only when the signer is its author, and not when
+ * the author has deleted it already (its Delete came first, or this is a replay after it).
+ */
 export async function onCreate(ctx: Ctx, create: Create): Promise<void> {
+  if (tombstonedForSender(ctx, create, create.objectId)) return;
   const { object, raw } = await objectWithRaw(ctx, create);
   if (!isNote(object)) return;
   const author = await remoteSender(ctx, create);
@@ -53,8 +58,12 @@ export async function onCreate(ctx: Ctx, create: Create): Promise<void> {
   createRemoteStatus(ctx.data, author, data, (uri) => localAccountOf(ctx, new URL(uri)));
 }
 
-/** Update(Note|Question) edits a remote status; Update(actor) refreshes the profile it carries. */
+/**
+ * Update(Note|Question) edits a remote status; Update(actor) refreshes the profile it carries.
+ * An Update of what its sender has deleted (the Delete came first) changes nothing.
+ */
 export async function onUpdate(ctx: Ctx, update: Update): Promise<void> {
+  if (tombstonedForSender(ctx, update, update.objectId)) return;
   const { object, raw } = await objectWithRaw(ctx, update);
   const sender = await remoteSender(ctx, update);
   if (!sender) return;
@@ -70,32 +79,42 @@ export async function onUpdate(ctx: Ctx, update: Update): Promise<void> {
   }
 }
 
-/** Delete of a status (a Tombstone or a bare URI) by its author, or of the sender's own actor. */
+/**
+ * Delete of a status (a Tombstone or a bare URI) by its author, or of the sender's own actor. The
+ * deleted id is remembered (an inbound tombstone), so that its Create or Update arriving later (a
+ * peer's retry, a replay) changes nothing.
+ */
 export async function onDelete(ctx: Ctx, del: Delete): Promise<void> {
   if (!del.objectId || !del.actorId) return;
-  // A Delete from someone never seen has nothing here to delete (and the actor may be gone).
   const sender = knownRemote(ctx, del.actorId);
-  if (!sender) return;
+  if (!sender) {
+    // A Delete from someone never seen has nothing here to delete yet (and the actor may be gone),
+    // but what it deletes may still be on its way: a Note, or the actor's own activities.
+    if (mayTombstone(ctx, del.actorId)) tombstoneInbound(ctx.data, del.objectId.href, del.actorId.href);
+    return;
+  }
   // The sender deleting its own actor (Mastodon on account deletion): the account goes entirely.
   if (del.objectId.href === del.actorId.href) {
     await deleteRemoteAccount(ctx.data, sender);
     return;
   }
+  tombstoneInbound(ctx.data, del.objectId.href, del.actorId.href);
   deleteRemoteStatus(ctx.data, sender, del.objectId.href);
 }
 
 /** Like of a known status: a favourite, as POST /api/v1/statuses/:id/favourite. */
 export async function onLike(ctx: Ctx, like: Like): Promise<void> {
-  if (!like.objectId) return;
+  // Undone already by its sender (the Undo came first, or this is a replay after it).
+  if (!like.objectId || tombstonedForSender(ctx, like, like.id)) return;
   const status = statusByUri(ctx.data, like.objectId.href);
   if (!status) return;
   const sender = await remoteSender(ctx, like);
   if (sender && !refusedBy(ctx.data, status, sender)) favouriteStatus(ctx.data, sender, status.id);
 }
 
-/** Announce of a known status: a reblog with the Announce's addressing. */
+/** Announce of a known status: a reblog with the Announce's addressing (unless undone or deleted already). */
 export async function onAnnounce(ctx: Ctx, announce: Announce): Promise<void> {
-  if (!announce.objectId || !announce.id) return;
+  if (!announce.objectId || !announce.id || tombstonedForSender(ctx, announce, announce.id)) return;
   const target = statusByUri(ctx.data, announce.objectId.href);
   if (!target) return;
   const sender = await remoteSender(ctx, announce);
@@ -104,10 +123,10 @@ export async function onAnnounce(ctx: Ctx, announce: Announce): Promise<void> {
   createRemoteReblog(ctx.data, sender, announce.id.href, target, visibility === 'direct' ? 'private' : visibility, announce.published?.epochMilliseconds ?? now());
 }
 
-/** Block of a local account by a remote one: follows end both ways, as for a local block. */
+/** Block of a local account by a remote one: follows end both ways, as for a local block (unless undone already). */
 export async function onBlock(ctx: Ctx, block: Block): Promise<void> {
   const target = localAccountOf(ctx, block.objectId);
-  if (!target) return;
+  if (!target || tombstonedForSender(ctx, block, block.id)) return;
   const sender = await remoteSender(ctx, block);
   if (sender) receiveRemoteBlock(ctx.data, sender, target);
 }

@@ -1,13 +1,14 @@
 import type { Federation, InboxContext } from '@fedify/fedify';
-import { Accept, Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Reject, Remove, Undo, Update, isActor, type Activity, type Actor } from '@fedify/vocab';
+import { Accept, Activity, Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Reject, Remove, Undo, Update, isActor, type Actor } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
-import { receiveRemoteFollow, receiveRemoteUnfollow, remoteAcceptedFollow, remoteRejectedFollow } from '../core/federation/follows.js';
+import { receiveRemoteFollow, receiveRemoteUnfollow, remoteAcceptedFollow, remoteFollowOf, remoteRejectedFollow } from '../core/federation/follows.js';
 import { isDeletedActor } from '../core/federation/delete-actor.js';
 import { findLocalActor } from '../core/federation/local.js';
 import { federatesWith } from '../core/federation/instance-domains.js';
 import { blocksSenderDomain, receiveRemoteUnblock } from '../core/federation/moderation.js';
 import { findRemoteAccount, upsertRemoteAccount } from '../core/federation/remote-accounts.js';
 import { deleteRemoteReblog } from '../core/federation/remote-statuses.js';
+import { isTombstonedInbound, tombstoneInbound } from '../core/federation/tombstones.js';
 import { unfavouriteStatus } from '../core/interactions/favourites.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { storeEmojiTags } from './emoji-tags.js';
@@ -53,8 +54,9 @@ export async function remoteSender(ctx: Ctx, activity: Activity): Promise<Accoun
   // Our own actors never arrive through the inbox as senders.
   if (localAccountOf(ctx, activity.actorId)) return null;
   if (!federatesWith(ctx.data, activity.actorId.host)) return null;
-  // An actor that deleted itself stays deleted: what it (or a replay) sends later is ignored.
-  if (isDeletedActor(ctx.data, activity.actorId.href)) return null;
+  // An actor that deleted itself stays deleted: what it (or a replay) sends later is ignored. One
+  // never known here that deleted itself has a tombstone of its own URI instead (see onDelete).
+  if (isDeletedActor(ctx.data, activity.actorId.href) || isTombstonedInbound(ctx.data, activity.actorId.href, activity.actorId.href)) return null;
   // Stored within the document cache's lifetime: a refresh would read the same cached document
   // and write the same row, which cost most of an inbound activity. Profile changes come as
   // Update(actor) (stored by onUpdate), and a stale account is fetched again.
@@ -68,9 +70,26 @@ export async function remoteSender(ctx: Ctx, activity: Activity): Promise<Accoun
   return storeActor(ctx, actor, document?.document ?? null);
 }
 
+/**
+ * Whether the activity's own actor has already undone or deleted `id` (an inbound tombstone, see
+ * core/federation/tombstones.ts): the activity arrived after its Undo or Delete, or again after
+ * it, and changes nothing. Checked before the sender is fetched.
+ */
+export function tombstonedForSender(ctx: Ctx, activity: Activity, id: URL | null): boolean {
+  return id !== null && activity.actorId !== null && isTombstonedInbound(ctx.data, id.href, activity.actorId.href);
+}
+
+/**
+ * Whether a Delete or Undo from `actorId` may leave a tombstone although its sender is not (or not
+ * yet) stored here: a remote actor of a domain we federate with, not one that deleted itself.
+ */
+export function mayTombstone(ctx: Ctx, actorId: URL): boolean {
+  return !localAccountOf(ctx, actorId) && federatesWith(ctx.data, actorId.host) && !isDeletedActor(ctx.data, actorId.href);
+}
+
 async function onFollow(ctx: Ctx, follow: Follow): Promise<void> {
   const target = localAccountOf(ctx, follow.objectId);
-  if (!target || !follow.id) return;
+  if (!target || !follow.id || tombstonedForSender(ctx, follow, follow.id)) return;
   const follower = await remoteSender(ctx, follow);
   if (!follower || blocksSenderDomain(ctx.data, target, follower)) return;
   const outcome = receiveRemoteFollow(ctx.data, follower, target.id, follow.id.href);
@@ -106,26 +125,49 @@ async function onReject(ctx: Ctx, reject: Reject): Promise<void> {
   remoteRejectedFollow(ctx.data, f.follower, sender);
 }
 
-async function onUndo(ctx: Ctx, undo: Undo): Promise<void> {
-  const sender = await remoteSender(ctx, undo);
-  if (!sender) return;
-  const object = await undo.getObject(await loaderOptions(ctx)).catch(() => null);
-  // Whatever is undone must have been done by the sender itself.
-  if (!object || !(object instanceof Follow || object instanceof Like || object instanceof Announce || object instanceof Block)) return;
-  if (object.actorId?.href !== sender.uri) return;
-  if (object instanceof Follow) {
-    const target = localAccountOf(ctx, object.objectId);
-    if (target) receiveRemoteUnfollow(ctx.data, sender, target.id);
-  } else if (object instanceof Like) {
+/** Undoes what the sender's own Like, Announce or Block did (anything else: nothing; Follows see onUndo). */
+function applyUndo(ctx: Ctx, sender: AccountRow, object: Activity): void {
+  if (object instanceof Like) {
     const status = object.objectId ? statusByUri(ctx.data, object.objectId.href) : undefined;
     if (status) unfavouriteStatus(ctx.data, sender, status.id);
   } else if (object instanceof Announce) {
     const target = object.objectId ? statusByUri(ctx.data, object.objectId.href) : undefined;
     if (object.id) deleteRemoteReblog(ctx.data, sender, object.id.href, target);
-  } else {
+  } else if (object instanceof Block) {
     const target = localAccountOf(ctx, object.objectId);
     if (target) receiveRemoteUnblock(ctx.data, sender, target);
   }
+}
+
+async function onUndo(ctx: Ctx, undo: Undo): Promise<void> {
+  const sender = await remoteSender(ctx, undo);
+  if (!sender?.uri || !undo.objectId) return;
+  const object = await undo.getObject(await loaderOptions(ctx)).catch(() => null);
+  // Whatever is undone must have been done by the sender itself (and be an activity).
+  if (object !== null && !(object instanceof Activity && object.actorId?.href === sender.uri)) return;
+  const undoneId = undo.objectId.href;
+  if (object instanceof Follow) {
+    const target = localAccountOf(ctx, object.objectId);
+    const current = target ? remoteFollowOf(ctx.data, sender, target.id) : { found: false as const };
+    if (target && current.found && (current.uri === null || current.uri === undoneId)) {
+      // The follow this Undo names is in place: it ends, and no tombstone is left. Misskey and its
+      // forks give every follow of the same pair the same id, so a tombstone would silently refuse
+      // their next follow; a delivery the relay replays again is caught by its sequence number.
+      receiveRemoteUnfollow(ctx.data, sender, target.id);
+      return;
+    }
+    // No follow, or a newer one (another id): this Undo came before its Follow, or is a stale
+    // repeat. Either way it ends nothing now, and the Follow it names changes nothing later.
+    tombstoneInbound(ctx.data, undoneId, sender.uri);
+    return;
+  }
+  // A repeat of an Undo already applied (a replay once Fedify forgot the first) is not applied
+  // again: undoing by (sender, target) would end a newer favourite, reblog or block.
+  if (object !== null && !isTombstonedInbound(ctx.data, undoneId, sender.uri)) applyUndo(ctx, sender, object);
+  // The undone id is remembered (after the undoing, so that a failure there is retried in full),
+  // also when its activity has not come yet or cannot be loaded (only its id was sent): a peer's
+  // retry may bring it after this Undo, and then it changes nothing.
+  tombstoneInbound(ctx.data, undoneId, sender.uri);
 }
 
 /** A stored remote account for a URL, or null (used where the sender must already be known). */

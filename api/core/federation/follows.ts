@@ -27,6 +27,15 @@ export function receiveRemoteUnfollow(deps: Deps, follower: AccountRow, targetAc
 }
 
 /**
+ * The Follow behind a remote account's follow (or pending request) of a local account: `found`
+ * false when there is none, else the Follow activity's id as stored (null when unknown).
+ */
+export function remoteFollowOf(deps: Deps, follower: AccountRow, targetAccountId: string): { found: false } | { found: true; uri: string | null } {
+  const row = findFollow(deps.db, follower.id, targetAccountId) ?? findFollowRequest(deps.db, follower.id, targetAccountId);
+  return row ? { found: true, uri: row.uri ?? null } : { found: false };
+}
+
+/**
  * A remote account accepted a local account's follow request (inbound Accept of our Follow): the
  * request becomes a follow and the counters move. Accepting twice changes nothing. Emits
  * 'follow.created'.
