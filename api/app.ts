@@ -3,7 +3,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
-import type { Config } from './config.js';
+import { normalizeOrigin, type Config } from './config.js';
+import type { RelayEnrolmentRow } from './db/repos/relay.js';
+import type { RelayConnector } from './relay/index.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import { startScheduler, type Scheduler } from './core/jobs/scheduler.js';
@@ -41,6 +43,8 @@ export interface HearthApp {
   readonly federation: HearthFederation | null;
   /** The remote media copy job, once listening. */
   readonly remoteMedia: RemoteMediaCache | null;
+  /** The relay connector, once listening, when the instance federates through a relay. */
+  readonly relay: RelayConnector | null;
   /** Stops the server and closes the database. */
   close(): Promise<void>;
 }
@@ -62,8 +66,24 @@ export function openDataDir(dataDir: string): Db {
  * The composition root: opens the database, wires core, HTTP (and later federation and streaming)
  * together. Nothing listens until `listen()`.
  */
-export async function createApp(config: Config): Promise<HearthApp> {
+export async function createApp(given: Config): Promise<HearthApp> {
+  let config = given;
   const db = openDataDir(config.dataDir);
+  // An instance that federates through a relay enrols on its first start (with the code) and takes
+  // its public origin from the enrolment, unless it has one of its own (a domain pointed at the relay).
+  let enrolment: RelayEnrolmentRow | null = null;
+  if (config.relay) {
+    const { ensureEnrolment } = await import('./relay/enrol.js');
+    try {
+      enrolment = await ensureEnrolment(db, config.relay, config.relayCode, config.relayClients);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    config = { ...config, origin: config.origin ?? normalizeOrigin(enrolment.origin, config.federationAllowLoopback) };
+  }
+  // The connector is loaded only for an instance with a relay (its WebSocket client and all).
+  const relayModule = enrolment ? await import('./relay/index.js') : null;
   const events = new Events();
   let uris: Uris = createUris(config.origin ?? `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${config.port}`, { remoteMedia: config.remoteMedia });
   const deps: Deps = {
@@ -102,6 +122,7 @@ export async function createApp(config: Config): Promise<HearthApp> {
   let scheduler: Scheduler | null = null;
   let stopStreaming: (() => void) | null = null;
   let remoteMedia: RemoteMediaCache | null = null;
+  let relay: RelayConnector | null = null;
   return {
     deps,
     express: app,
@@ -112,6 +133,9 @@ export async function createApp(config: Config): Promise<HearthApp> {
     },
     get remoteMedia() {
       return remoteMedia;
+    },
+    get relay() {
+      return relay;
     },
     listen() {
       return new Promise((resolve, reject) => {
@@ -129,6 +153,10 @@ export async function createApp(config: Config): Promise<HearthApp> {
           // Timed work (scheduled statuses, poll expiry) starts once the instance serves.
           scheduler ??= startScheduler(deps);
           remoteMedia ??= startRemoteMediaCache(deps);
+          // The connector first: the federation's requests go through it from the start.
+          if (enrolment && federation && relayModule) {
+            relay ??= relayModule.startRelayConnector(deps, federation, enrolment, local.replace('0.0.0.0', '127.0.0.1'), { clients: config.relayClients });
+          }
           federation?.start();
           resolve(local);
         });
@@ -147,7 +175,12 @@ export async function createApp(config: Config): Promise<HearthApp> {
       await scheduler?.stop();
       await remoteMedia?.stop();
       remoteMedia = null;
+      // Replayed deliveries stop coming in; the tunnel stays up while the queues finish (deliveries
+      // in hand leave through it), then closes.
+      relay?.pause();
       await federation?.stop();
+      await relay?.stop();
+      relay = null;
       scheduler = null;
       db.close();
     },

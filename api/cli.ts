@@ -26,7 +26,14 @@ Commands:
                          allow an http:// origin and loopback peers (tests and experiments only)
       --remote-media M   cache | proxy: remote media copied here, or streamed through
                          (env HEARTH_REMOTE_MEDIA; default cache)
+      --relay URL        federate through this relay, e.g. https://relay.example (env HEARTH_RELAY):
+                         the public origin comes from the relay unless --origin is given
+      --relay-code CODE  the one-time enrolment code of the first start with a relay
+                         (env HEARTH_RELAY_CODE; from \`hearth relay tenant add\` on the relay)
+      --relay-clients    let the relay carry the client API too, for phones (env HEARTH_RELAY_CLIENTS)
       --config FILE      JSON config file (default DIR/hearth.json)
+  relay status           print the relay connection as JSON (connected, origin, backlog, lastError…)
+  relay serve|tenant …   run a relay (see \`hearth relay --help\`)
   account create --username NAME --password PW [--email E] [--role owner|admin|moderator|user]
   account list
   account password --username NAME --password PW
@@ -62,6 +69,9 @@ const OPTIONS = {
   'allowed-hosts': { type: 'string' },
   'federation-allow-loopback': { type: 'boolean' },
   'remote-media': { type: 'string' },
+  relay: { type: 'string' },
+  'relay-code': { type: 'string' },
+  'relay-clients': { type: 'boolean' },
   config: { type: 'string' },
   username: { type: 'string' },
   password: { type: 'string' },
@@ -89,6 +99,9 @@ function configInput(flags: Flags): ConfigInput {
     allowedHosts: flags['allowed-hosts'],
     federationAllowLoopback: flags['federation-allow-loopback'],
     remoteMedia: flags['remote-media'],
+    relay: flags.relay,
+    relayCode: flags['relay-code'],
+    relayClients: flags['relay-clients'],
     configFile: flags.config,
   };
 }
@@ -119,7 +132,8 @@ async function serve(config: Config): Promise<number> {
   const app = await createApp(config);
   const local = await app.listen();
   console.log(`Hearth is listening on ${local}`);
-  console.log(config.origin ? `Public origin: ${config.origin}` : 'Local-only: no public origin is set, federation is off.');
+  const origin = app.deps.config.origin;
+  console.log(origin ? `Public origin: ${origin}${config.relay ? ` (through the relay ${config.relay})` : ''}` : 'Local-only: no public origin is set, federation is off.');
   const { setupHint } = await import('./core/setup-hint.js');
   const hint = setupHint(app.deps, local);
   if (hint) console.log(hint);
@@ -318,6 +332,17 @@ export async function main(argv: string[]): Promise<number> {
         return token(flags, config);
       case 'domain':
         return await domain(sub, parsed.positionals[2], config);
+      case 'relay': {
+        if (sub !== 'status') throw new UsageError(`unknown relay command: ${sub ?? '(none)'}`);
+        const { relayStatus } = await import('./core/relay/status.js');
+        const db = openDataDir(config.dataDir);
+        try {
+          process.stdout.write(`${JSON.stringify(relayStatus({ db }))}\n`);
+        } finally {
+          db.close();
+        }
+        return 0;
+      }
       case 'migrate': {
         const db = openDataDir(config.dataDir);
         const result = migrate(db);

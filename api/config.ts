@@ -38,6 +38,16 @@ export interface Config {
   maxBodyBytes: number;
   /** Remote media cached locally (default) or proxied. */
   remoteMedia: RemoteMediaMode;
+  /**
+   * The relay the instance federates through (`https://relay.example`), or null. With one, the
+   * instance dials the relay, enrols once (with `relayCode`) and takes its public origin from the
+   * enrolment unless `origin` is set.
+   */
+  relay: string | null;
+  /** The one-time enrolment code of the first start with a relay. */
+  relayCode: string | null;
+  /** Whether the relay also carries the client API, OAuth and streaming (phones from anywhere). */
+  relayClients: boolean;
 }
 
 /** The port `hearth serve` binds when none is given. */
@@ -62,6 +72,9 @@ export interface ConfigInput {
   activityApi?: boolean | string | undefined;
   maxBodyBytes?: number | string | undefined;
   remoteMedia?: string | undefined;
+  relay?: string | null | undefined;
+  relayCode?: string | null | undefined;
+  relayClients?: boolean | string | undefined;
   configFile?: string | undefined;
 }
 
@@ -105,6 +118,9 @@ function envInput(env: NodeJS.ProcessEnv): ConfigInput {
     allowedHosts: env.HEARTH_ALLOWED_HOSTS,
     federationAllowLoopback: env.HEARTH_FEDERATION_ALLOW_LOOPBACK,
     remoteMedia: env.HEARTH_REMOTE_MEDIA,
+    relay: env.HEARTH_RELAY,
+    relayCode: env.HEARTH_RELAY_CODE,
+    relayClients: env.HEARTH_RELAY_CLIENTS,
   };
 }
 
@@ -146,6 +162,7 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
   if (remoteMedia !== 'cache' && remoteMedia !== 'proxy') {
     throw new Error(`remote media must be cache or proxy, not ${String(remoteMedia)}`);
   }
+  const relayRaw = pick('relay', flags, fromEnv, fromFile);
   return {
     dataDir,
     port: parsePort(pick('port', flags, fromEnv, fromFile), DEFAULT_PORT),
@@ -158,5 +175,17 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     activityApi: parseBool(pick('activityApi', flags, fromFile), true),
     maxBodyBytes: Number(pick('maxBodyBytes', flags, fromFile) ?? 1024 * 1024),
     remoteMedia,
+    relay: relayRaw ? normalizeRelayUrl(relayRaw, federationAllowLoopback) : null,
+    relayCode: pick('relayCode', flags, fromEnv, fromFile)?.trim() || null,
+    relayClients: parseBool(pick('relayClients', flags, fromEnv, fromFile), false),
   };
+}
+
+/** Checks a relay address: scheme, host and port only; https unless loopback federation is allowed. */
+export function normalizeRelayUrl(value: string, allowHttp: boolean): string {
+  try {
+    return normalizeOrigin(value, allowHttp);
+  } catch (err) {
+    throw new Error((err as Error).message.replace(/origin/g, 'relay address'));
+  }
 }

@@ -10,10 +10,19 @@ import v8 from 'node:v8';
 v8.setFlagsFromString('--semi-space-growth-factor=1');
 setTimeout(() => v8.setFlagsFromString('--semi-space-growth-factor=2'), 5000).unref();
 
-const cli = new URL('../dist/api/cli.js', import.meta.url);
+const args = process.argv.slice(2);
+// `hearth relay …` runs the relay (a deployable of its own), but `relay status`, which reads an
+// instance's data directory.
+const relay = args[0] === 'relay' && args[1] !== 'status';
+const cli = new URL(relay ? '../dist/relay/cli.js' : '../dist/api/cli.js', import.meta.url);
 if (!existsSync(cli)) {
   console.error('hearth: the server is not built yet; run `npm run build` in the checkout first');
   process.exit(1);
 }
-const { main } = await import(cli.href);
-process.exitCode = await main(process.argv.slice(2));
+if (relay) {
+  const { relayMain } = await import(cli.href);
+  process.exitCode = await relayMain(args.slice(1));
+} else {
+  const { main } = await import(cli.href);
+  process.exitCode = await main(args);
+}

@@ -15,4 +15,4 @@ function walk(dir) {
   }
 }
 
-for (const top of ['api']) if (existsSync(join(root, top))) walk(join(root, top));
+for (const top of ['api', 'relay']) if (existsSync(join(root, top))) walk(join(root, top));

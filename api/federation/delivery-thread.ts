@@ -5,24 +5,27 @@ import { Worker } from 'node:worker_threads';
 import { clockOffsetMs, now, onClockChange } from '../util/clock.js';
 import type { SharedFederationSettings } from './options.js';
 import type { SqliteQueueOptions } from './queue.js';
+import { answerEgress, type EgressReplyMessage, type EgressRequestMessage, type EgressSwitchMessage } from './thread-egress.js';
 
 /** What the delivery thread is started with (structured-cloned: data only). */
 export interface DeliveryThreadData {
   dbFile: string;
   settings: SharedFederationSettings;
-  queueOptions: Omit<SqliteQueueOptions, 'transform' | 'onEnqueued'>;
+  queueOptions: Omit<SqliteQueueOptions, 'transform' | 'onEnqueued' | 'around'>;
   clockOffsetMs: number;
   /** How long the thread waits with nothing to deliver before it asks to be ended. */
   idleMs: number;
   /** Scheduling niceness of the thread (0 to 19; higher yields the core to the main thread). */
   nice: number;
+  /** Whether the thread's requests are made by the main thread (the instance federates through a relay). */
+  egress: boolean;
 }
 
 /** Messages from the main thread to the delivery thread. */
-export type ToDeliveryThread = { type: 'wake' } | { type: 'clock'; offsetMs: number } | { type: 'stop' };
+export type ToDeliveryThread = { type: 'wake' } | { type: 'clock'; offsetMs: number } | { type: 'stop' } | EgressReplyMessage | EgressSwitchMessage;
 
 /** Messages from the delivery thread: nothing to deliver for `idleMs` (with when the next retry is due), or stopped. */
-export type FromDeliveryThread = { type: 'idle'; nextClaimAt: number | null } | { type: 'stopped' } | { type: 'ready' };
+export type FromDeliveryThread = { type: 'idle'; nextClaimAt: number | null } | { type: 'stopped' } | { type: 'ready' } | EgressRequestMessage;
 
 /**
  * Deliveries run at the lowest priority (niceness 19): under contention for one core the main
@@ -71,8 +74,10 @@ export class DeliveryThread {
   /** A later start: after a crash, or when a delayed delivery falls due after retirement. */
   private later: NodeJS.Timeout | null = null;
   private readonly offClock: () => void;
+  /** Who makes the thread's requests while the instance federates through a relay. */
+  private egress: ((request: Request) => Promise<Response>) | null = null;
 
-  constructor(private readonly data: Omit<DeliveryThreadData, 'clockOffsetMs' | 'nice' | 'idleMs'> & { idleMs?: number }) {
+  constructor(private readonly data: Omit<DeliveryThreadData, 'clockOffsetMs' | 'nice' | 'idleMs' | 'egress'> & { idleMs?: number }) {
     // A test that moves the server's clock moves the delivery thread's too (retries fall due).
     this.offClock = onClockChange((offsetMs) => this.post({ type: 'clock', offsetMs }));
   }
@@ -86,11 +91,16 @@ export class DeliveryThread {
     }
     this.cancelLater();
     const worker = new Worker(workerScript(), {
-      workerData: { ...this.data, clockOffsetMs: clockOffsetMs(), nice: DELIVERY_NICE, idleMs: this.data.idleMs ?? IDLE_MS } satisfies DeliveryThreadData,
+      workerData: { ...this.data, clockOffsetMs: clockOffsetMs(), nice: DELIVERY_NICE, idleMs: this.data.idleMs ?? IDLE_MS, egress: this.egress !== null } satisfies DeliveryThreadData,
     });
     worker.on('error', (err) => console.error('delivery thread failed', err));
     worker.on('message', (m: FromDeliveryThread) => {
       if (m.type === 'idle') this.retire(worker, m.nextClaimAt);
+      else if (m.type === 'egress') {
+        const egress = this.egress;
+        if (egress) void answerEgress(worker, m, egress);
+        else worker.postMessage({ type: 'egress-result', id: m.id, error: 'fetch failed: no relay to send through' } satisfies EgressReplyMessage);
+      }
     });
     // A thread that ended on its own (a crash) is started again a little later, not at once
     // (a thread that cannot start would otherwise be started again at every delivery); the
@@ -112,6 +122,15 @@ export class DeliveryThread {
   /** The running thread's id (`worker_threads` numbering), or null while none runs. */
   get threadId(): number | null {
     return this.worker?.threadId ?? null;
+  }
+
+  /**
+   * Makes the thread's requests go through `egress` on this thread (the relay's tunnel), or
+   * directly again with null. A thread started later gets the setting from the start.
+   */
+  routeThrough(egress: ((request: Request) => Promise<Response>) | null): void {
+    this.egress = egress;
+    this.post({ type: 'egress-switch', on: egress !== null });
   }
 
   /** Tells the thread that deliveries were enqueued, starting it if needed. */

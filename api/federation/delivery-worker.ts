@@ -18,14 +18,24 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
   const { kvStoreFor } = await import('./kv.js');
   const { sharedFederationOptions } = await import('./options.js');
   const { SqliteMessageQueue } = await import('./queue.js');
+  const { DELIVERY_SPEC_PREFIX, DeliveryAttempts, knockTwiceOnlyAfterRefusal, rememberSpecOnSuccess } = await import('./delivery-attempts.js');
+  const { installThreadEgress } = await import('./thread-egress.js');
   setClockOffset(data.clockOffsetMs);
   const db = openDatabase(data.dbFile);
+  // Installed first, so that the knock rules below wrap it: with a relay, every request leaves
+  // through the main thread's tunnel.
+  const egress = installThreadEgress(port, data.egress);
+  knockTwiceOnlyAfterRefusal();
+  const attempts = new DeliveryAttempts(db);
   // Retries that Fedify schedules are enqueued here again; they were rewritten for delivery when
-  // first enqueued on the main thread, so they are stored as they are.
-  const outbox = new SqliteMessageQueue(db, 'outbox', data.queueOptions);
+  // first enqueued on the main thread, so they are stored as they are. Each message is handled
+  // as one attempt (see DeliveryAttempts): failures logged and recorded, successes clear them.
+  const outbox = new SqliteMessageQueue(db, 'outbox', { ...data.queueOptions, around: (message, handle) => attempts.run(message, handle) });
   const federation = createFederation<null>({
     ...sharedFederationOptions(data.settings),
-    kv: kvStoreFor(db),
+    kv: rememberSpecOnSuccess(kvStoreFor(db)),
+    kvPrefixes: { httpMessageSignaturesSpec: DELIVERY_SPEC_PREFIX },
+    onOutboxError: attempts.onOutboxError,
     queue: { outbox },
   });
   const controller = new AbortController();
@@ -40,7 +50,11 @@ async function main(port: NonNullable<typeof parentPort>, data: DeliveryThreadDa
   }, Math.max(20, Math.floor(data.idleMs / 4)));
   idle.unref();
   port.on('message', (message: ToDeliveryThread) => {
-    if (message.type === 'wake') {
+    if (message.type === 'egress-result') {
+      egress.settle(message);
+    } else if (message.type === 'egress-switch') {
+      egress.switch(message.on);
+    } else if (message.type === 'wake') {
       lastBusy = Date.now();
       outbox.wakeUp();
     } else if (message.type === 'clock') {

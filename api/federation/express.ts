@@ -14,16 +14,16 @@ function isFederationPath(path: string): boolean {
 export const SIGNATURE_WINDOW_MS = 60 * 60 * 1000;
 
 /**
- * Whether a signed request is fresh by our own clock (api/util/clock.ts, which replay tests set):
- * the Date header for draft-cavage, `created` for RFC 9421. Unsigned requests pass (Fedify refuses
- * them where a signature is needed).
+ * Whether a signed request is fresh by our own clock (api/util/clock.ts, which replay tests set),
+ * or by `clock` (a relay's receipt time): the Date header for draft-cavage, `created` for RFC 9421.
+ * Unsigned requests pass (Fedify refuses them where a signature is needed).
  */
-export function isFresh(headers: Headers): boolean {
+export function isFresh(headers: Headers, clock: number = now()): boolean {
   const input = headers.get('signature-input');
   const created = input ? /created=(\d+)/.exec(input)?.[1] : undefined;
   const at = created ? Number(created) * 1000 : headers.get('date') ? Date.parse(headers.get('date') ?? '') : NaN;
   if (!headers.get('signature') && !input) return true;
-  return Number.isFinite(at) && Math.abs(now() - at) <= SIGNATURE_WINDOW_MS;
+  return Number.isFinite(at) && Math.abs(clock - at) <= SIGNATURE_WINDOW_MS;
 }
 
 /**
@@ -89,16 +89,56 @@ async function readBody(req: ExpressRequest, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** A federation request handled in-process: an inbox delivery the relay stored and now replays. */
+export interface FederationInput {
+  method: string;
+  /** Path and query as the peer requested them. */
+  path: string;
+  /** Header pairs as the peer sent them (its signature covers some of them). */
+  headers: readonly [string, string][];
+  body: Buffer | null;
+}
+
+/** The federation's door for HTTP: the Express middleware and the in-process entry for replayed deliveries. */
+export interface FederationHandler {
+  middleware: RequestHandler;
+  /**
+   * Hands a delivery to Fedify as if it had just arrived, checking the signature's freshness
+   * against `receivedAt` (when the relay received it: a relay can delay mail, not forge it).
+   * Resolves to Fedify's answer (202 once the activity is on the inbox queue, durably).
+   */
+  deliver(input: FederationInput, receivedAt: number): Promise<Response>;
+}
+
 /**
- * Express middleware handing federation requests to Fedify as fetch Requests. The Request URL is
- * built from the public origin, whatever Host or address the request came in on (a TLS proxy, the
- * relay), so URLs and signatures are checked against the origin. Requests Fedify does not serve
- * (HTML for browsers, unknown paths) fall through to the next handler. Mounted before the body
- * parsers: inbox bodies are read raw, as their Digest covers the exact bytes.
+ * Hands federation requests to Fedify as fetch Requests. The Request URL is built from the public
+ * origin, whatever Host or address the request came in on (a TLS proxy, the relay), so URLs and
+ * signatures are checked against the origin. Requests Fedify does not serve (HTML for browsers,
+ * unknown paths) fall through to the next handler. Mounted before the body parsers: inbox bodies
+ * are read raw, as their Digest covers the exact bytes.
  */
-export function federationMiddleware(federation: Federation<Deps>, deps: Deps, origin: string, maxBodyBytes: number): RequestHandler {
+export function federationHandler(federation: Federation<Deps>, deps: Deps, origin: string, maxBodyBytes: number): FederationHandler {
   const inboxGate = new InboxGate(INBOX_AT_ONCE);
-  return (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+  const notFound = () => new Response(null, { status: 404 });
+
+  /** Checks a delivery's sender and freshness, then lets Fedify verify and enqueue it; null when it fell through. */
+  async function toFedify(method: string, url: URL, headers: Headers, body: Buffer | undefined, at: number, onFallThrough: () => Response): Promise<Response> {
+    const hasBody = body !== undefined;
+    if (hasBody && !fromFederatedHost(deps, headers, body)) return new Response('Request from blocked domain', { status: 401, headers: { 'content-type': 'text/plain' } });
+    if (hasBody && !isFresh(headers, at)) return new Response('Signature expired or from the future', { status: 401, headers: { 'content-type': 'text/plain' } });
+    const request = new Request(webfingerByAcct(url, origin), { method, headers, body: body ? new Uint8Array(body) : null });
+    // Deliveries take turns (see InboxGate), and go in at a turn of the event loop of their own
+    // (see BackgroundLane); lookups and fetches go straight through.
+    const release = hasBody ? await inboxGate.enter() : null;
+    if (release) await backgroundLane.turn();
+    try {
+      return await federation.fetch(request, { contextData: deps, onNotFound: onFallThrough, onNotAcceptable: onFallThrough });
+    } finally {
+      release?.();
+    }
+  }
+
+  const middleware: RequestHandler = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
     if (!isFederationPath(req.path)) return next();
     void (async () => {
       const headers = new Headers();
@@ -109,30 +149,11 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
       }
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
       const body = hasBody ? await readBody(req, maxBodyBytes) : undefined;
-      if (hasBody && !fromFederatedHost(deps, headers, body)) {
-        res.status(401).type('text/plain').send('Request from blocked domain');
-        return;
-      }
-      if (hasBody && !isFresh(headers)) {
-        res.status(401).type('text/plain').send('Signature expired or from the future');
-        return;
-      }
       let fellThrough = false;
-      const fallThrough = () => {
+      const response = await toFedify(req.method, new URL(req.originalUrl, origin), headers, body, now(), () => {
         fellThrough = true;
-        return new Response(null, { status: 404 });
-      };
-      const request = new Request(webfingerByAcct(new URL(req.originalUrl, origin), origin), { method: req.method, headers, body: body ? new Uint8Array(body) : null });
-      // Deliveries take turns (see InboxGate), and go in at a turn of the event loop of their own
-      // (see BackgroundLane); lookups and fetches go straight through.
-      const release = hasBody ? await inboxGate.enter() : null;
-      if (release) await backgroundLane.turn();
-      let response: Response;
-      try {
-        response = await federation.fetch(request, { contextData: deps, onNotFound: fallThrough, onNotAcceptable: fallThrough });
-      } finally {
-        release?.();
-      }
+        return notFound();
+      });
       if (fellThrough && !hasBody) return next();
       res.status(response.status);
       response.headers.forEach((value, name) => res.setHeader(name, value));
@@ -140,6 +161,15 @@ export function federationMiddleware(federation: Federation<Deps>, deps: Deps, o
       res.setHeader('Content-Length', String(out.length));
       res.end(out);
     })().catch(next);
+  };
+
+  return {
+    middleware,
+    deliver(input, receivedAt) {
+      const headers = new Headers();
+      for (const [name, value] of input.headers) headers.append(name, value);
+      return toFedify(input.method, new URL(input.path, origin), headers, input.body ?? Buffer.alloc(0), receivedAt, notFound);
+    },
   };
 }
 

@@ -3,11 +3,12 @@ import type { RequestHandler } from 'express';
 import type { Deps } from '../core/deps.js';
 import type { AccountRow } from '../db/repos/accounts.js';
 import { knowsRemoteAccounts, kvPurgeExpired, nextQueueClaimAt } from '../db/repos/federation.js';
+import { makeDeliveriesDue } from '../db/repos/relay.js';
 import { now } from '../util/clock.js';
 import { registerDispatchers } from './dispatchers.js';
 import { registerFeaturedTagsDispatcher } from './dispatch-featured-tags.js';
 import { featuredSyncsSettled } from './featured-sync.js';
-import { federationMiddleware, hostMeta } from './express.js';
+import { federationHandler, hostMeta, type FederationInput } from './express.js';
 import { registerInbox } from './inbox.js';
 import { resolveRemote, resolveRemoteAccount } from './resolve.js';
 import { setRemoteResolver } from '../core/federation/resolver.js';
@@ -35,8 +36,17 @@ export interface HearthFederation {
   readonly federation: Federation<Deps>;
   /** Host-meta, WebFinger, actors, collections and inboxes; mount before the body parsers. */
   readonly middleware: RequestHandler[];
+  /** Delivers a stored inbox request in-process, fresh by `receivedAt` (see FederationHandler.deliver). */
+  deliver(input: FederationInput, receivedAt: number): Promise<Response>;
   /** Fetches and stores a remote account by handle or actor URL (signed GET). */
   resolveAccount(handleOrUri: string): Promise<AccountRow | null>;
+  /**
+   * Sends the delivery thread's requests through `egress` (the relay's tunnel, held by this
+   * thread), or directly again with null. This thread's own requests use the process's `fetch`.
+   */
+  routeDeliveriesThrough(egress: ((request: Request) => Promise<Response>) | null): void;
+  /** Makes delayed deliveries due now and starts their worker (the relay tunnel is back). */
+  retryDeliveriesNow(): void;
   /** The delivery thread's id while it runs (see DeliveryThread), else null. */
   readonly deliveryThreadId: number | null;
   /** Starts the queue workers (inbox, outbox, fanout). */
@@ -96,10 +106,20 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   let workers: Promise<unknown> | null = null;
   let purge: NodeJS.Timeout | null = null;
   let warm: NodeJS.Timeout | null = null;
+  const handler = federationHandler(withHashtagActivities(federation), deps, origin, deps.config.maxBodyBytes);
   return {
     federation,
-    middleware: [hostMeta(origin), federationMiddleware(withHashtagActivities(federation), deps, origin, deps.config.maxBodyBytes)],
+    middleware: [hostMeta(origin), handler.middleware],
+    deliver: handler.deliver,
     resolveAccount: (handleOrUri) => resolveRemoteAccount(federation, deps, handleOrUri),
+    routeDeliveriesThrough(egress) {
+      delivery?.routeThrough(egress);
+    },
+    retryDeliveriesNow() {
+      if (makeDeliveriesDue(deps.db, now()) === 0 || !started) return;
+      if (delivery) delivery.wake();
+      else queues.outbox.wakeUp();
+    },
     get deliveryThreadId() {
       return delivery?.threadId ?? null;
     },

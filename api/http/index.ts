@@ -47,6 +47,8 @@ const areas: Promise<{ register: Register }>[] = [
   import('./v1/account-search.js'),
   import('./v1/directory.js'),
   import('./v1/pleroma-aliases.js'),
+  import('./v1/hearth-federation.js'),
+  import('./v1/hearth-relay.js'),
   // Keep v1/accounts.js LAST: its `/api/v1/accounts/:id` would shadow literal paths of other areas.
   import('./v1/accounts.js'),
 ];
