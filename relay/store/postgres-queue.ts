@@ -1,9 +1,11 @@
 // The parts of the PostgreSQL store that do more than one statement: accepting (repeat check,
 // shedding, storing), acknowledgements, retention, replay and the tenant list with usage.
 //
-// Lock order, to keep concurrent transactions from deadlocking: a tenant's row first (FOR
-// UPDATE), then its inbound rows. Every transaction that changes a tenant's backlog takes the
-// tenant's row before touching the queue, which also makes sequence order commit order.
+// Lock order, to keep concurrent transactions from deadlocking: a tenant's row first, then its
+// inbound rows. Every transaction that changes a tenant's backlog takes the tenant's row before
+// touching the queue, which also makes sequence order commit order. FOR NO KEY UPDATE, not FOR
+// UPDATE: it excludes the tenant's other accepts but not the key-share locks of foreign keys, so
+// cache and tunnel writes of the tenant do not wait for its accepts.
 import type { Pool, PoolClient } from 'pg';
 import { PRIORITIES } from '../protocol.js';
 import { inboundBytes, parseHeaders, SHED_BATCH, ShedPlan, shedCeiling, TENANT_COLUMNS, toTenant, UnknownTenantError, type ShedCandidate, type TenantRow } from './common.js';
@@ -33,7 +35,7 @@ export async function acceptWith(
   const { rows } = await client.query<{ next_seq: string; backlog_bytes: string; repeat: boolean }>(
     `SELECT next_seq, backlog_bytes,
        EXISTS (SELECT 1 FROM seen WHERE tenant_id = $1 AND body_hash = $2 AND received_at >= $3) AS repeat
-     FROM tenants WHERE id = $1 FOR UPDATE`,
+     FROM tenants WHERE id = $1 FOR NO KEY UPDATE`,
     [tenantId, message.bodyHash, limits.dedupeSince],
   );
   const tenant = rows[0];
@@ -115,7 +117,7 @@ export async function acceptBatchWith(client: PoolClient, tenantId: string, item
   const { rows } = await client.query<{ next_seq: string; backlog_bytes: string; seen: Record<string, number> | null }>(
     `SELECT next_seq, backlog_bytes,
        (SELECT json_object_agg(body_hash, received_at) FROM seen WHERE tenant_id = $1 AND body_hash = ANY ($2::text[])) AS seen
-     FROM tenants WHERE id = $1 FOR UPDATE`,
+     FROM tenants WHERE id = $1 FOR NO KEY UPDATE`,
     [tenantId, [...new Set(items.map((i) => i.message.bodyHash))]],
   );
   const tenant = rows[0];
@@ -171,7 +173,7 @@ export async function acceptBatchWith(client: PoolClient, tenantId: string, item
 
 /** What `RelayStore.ack` does, inside a transaction. */
 export async function ackWith(client: PoolClient, tenantId: string, seqs: readonly number[]): Promise<void> {
-  const locked = await client.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+  const locked = await client.query('SELECT 1 FROM tenants WHERE id = $1 FOR NO KEY UPDATE', [tenantId]);
   // A removed tenant took its queue with it: nothing left to forget.
   if (locked.rowCount === 0) return;
   await client.query(
@@ -224,7 +226,7 @@ export async function expireWith(pool: Pool, before: number, dedupeBefore: numbe
   let removed = 0;
   for (const { tenant_id: tenantId } of rows) {
     removed += await transaction(pool, async (client) => {
-      const locked = await client.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+      const locked = await client.query('SELECT 1 FROM tenants WHERE id = $1 FOR NO KEY UPDATE', [tenantId]);
       if (locked.rowCount === 0) return 0;
       const gone = await client.query<{ count: string }>(
         `WITH gone AS (DELETE FROM inbound WHERE tenant_id = $1 AND received_at < $2 RETURNING bytes),

@@ -61,6 +61,7 @@ export type AcceptOutcome =
 /** The tenant's queue as a whole. */
 export interface Backlog {
   count: number;
+  /** What the messages count for against the quota: body, path and header names and values (`inboundBytes`). */
   bytes: number;
   oldestAt: number | null;
 }
