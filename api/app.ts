@@ -6,6 +6,7 @@ import express, { type Express } from 'express';
 import { normalizeOrigin, type Config } from './config.js';
 import type { RelayEnrolmentRow } from './db/repos/relay.js';
 import type { RelayConnector } from './relay/index.js';
+import { startPublisher } from './relay/publisher.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import { startScheduler, type Scheduler } from './core/jobs/scheduler.js';
@@ -155,7 +156,12 @@ export async function createApp(given: Config): Promise<HearthApp> {
           remoteMedia ??= startRemoteMediaCache(deps);
           // The connector first: the federation's requests go through it from the start.
           if (enrolment && federation && relayModule) {
-            relay ??= relayModule.startRelayConnector(deps, federation, enrolment, local.replace('0.0.0.0', '127.0.0.1'), { clients: config.relayClients });
+            const localUrl = local.replace('0.0.0.0', '127.0.0.1');
+            const origin = deps.uris.base;
+            relay ??= relayModule.startRelayConnector(deps, federation, enrolment, localUrl, {
+              clients: config.relayClients,
+              publisher: (channel) => startPublisher(deps, channel, { localUrl, origin }),
+            });
           }
           federation?.start();
           resolve(local);
