@@ -19,6 +19,11 @@ Commands:
       --node-url URL     how the other relay processes reach this one (PostgreSQL; default the listener)
       --allow-loopback   tests and experiments only: http:// tenant hosts on IP addresses, and
                          loopback and private peers
+      --client-rate-limit N
+                         requests one address may make in five minutes to the client API of the
+                         instances that let the relay carry it (--relay-clients) (default 600);
+                         beyond it the relay answers 429. Federation is not counted. The address
+                         is the peer's, or the one a proxy on this machine names in X-Forwarded-For
   tenant add --host H [--quota SIZE]
                          add an instance at host H (kim.relay.example, or its own domain pointed
                          here); prints only its one-time enrolment code (valid 7 days)
@@ -141,6 +146,7 @@ export async function relayMain(argv: string[]): Promise<number> {
         database: { type: 'string' },
         'node-url': { type: 'string' },
         'allow-loopback': { type: 'boolean' },
+        'client-rate-limit': { type: 'string' },
         host: { type: 'string' },
         quota: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -167,6 +173,7 @@ export async function relayMain(argv: string[]): Promise<number> {
           databaseUrl: flags.database,
           allowLoopback: flags['allow-loopback'],
           nodeUrl: flags['node-url'],
+          clientRateLimit: flags['client-rate-limit'],
         }),
       );
     }

@@ -22,10 +22,21 @@ export interface RelayConfig {
   nodeUrl: string | null;
   /** Quota of a new tenant, in bytes (backlog and cache together). */
   defaultQuotaBytes: number;
+  /**
+   * Requests one client address may make in five minutes to the client API of the tenants that
+   * carry it (`--relay-clients`); federation and public documents are not counted.
+   */
+  clientRateLimit: number;
 }
 
 /** Quota of a new tenant unless `tenant add --quota` says otherwise: 1 GiB. */
 export const DEFAULT_QUOTA_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Client API requests per address in five minutes unless `--client-rate-limit` says otherwise:
+ * twice Mastodon's limit per IP (300), since one address is often a family's phones behind a router.
+ */
+export const DEFAULT_CLIENT_RATE_LIMIT = 600;
 
 /** Port `hearth relay serve` listens on when none is given. */
 export const DEFAULT_RELAY_PORT = 7480;
@@ -39,6 +50,7 @@ export interface RelayConfigInput {
   databaseUrl?: string | undefined;
   allowLoopback?: boolean | undefined;
   nodeUrl?: string | undefined;
+  clientRateLimit?: string | number | undefined;
 }
 
 /** Applies the defaults and checks the values; throws with a message for the command line. */
@@ -50,6 +62,8 @@ export function resolveRelayConfig(input: RelayConfigInput): RelayConfig {
   const domain = (input.domain ?? `${bind.includes(':') ? `[${bind}]` : bind}:${port}`).trim().toLowerCase();
   const databaseUrl = input.databaseUrl ?? null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('--database must be a postgres:// URL');
+  const clientRateLimit = input.clientRateLimit === undefined ? DEFAULT_CLIENT_RATE_LIMIT : Number(input.clientRateLimit);
+  if (!Number.isInteger(clientRateLimit) || clientRateLimit < 1) throw new Error(`invalid --client-rate-limit: ${String(input.clientRateLimit)}`);
   return {
     dataDir: resolve(input.dataDir),
     port,
@@ -59,5 +73,6 @@ export function resolveRelayConfig(input: RelayConfigInput): RelayConfig {
     allowLoopback: input.allowLoopback ?? false,
     nodeUrl: input.nodeUrl ?? null,
     defaultQuotaBytes: DEFAULT_QUOTA_BYTES,
+    clientRateLimit,
   };
 }

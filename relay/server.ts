@@ -6,17 +6,18 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { RelayConfig } from './config.js';
 import { makeAgents } from './egress.js';
-import { hostWithoutPort, isInboxPath, isPublicPath, normalizeHost } from './hosts.js';
+import { hostWithoutPort, isInboxPath, normalizeHost } from './hosts.js';
 import { acceptInbox } from './inbound.js';
 import { loadRelayActor, relayActorDocument } from './keys.js';
-import { serveLive } from './live.js';
+import { serveLive, serveLiveUpgrade, type LiveContext } from './live.js';
 import { RelayMetrics } from './metrics.js';
 import { HOP_HEADER, type NodeHop } from './nodes.js';
-import { HOP_BY_HOP, RETENTION_MS, DEDUPE_WINDOW_MS, TUNNEL_PATH } from './protocol.js';
+import { RETENTION_MS, DEDUPE_WINDOW_MS, TUNNEL_PATH } from './protocol.js';
 import { RateLimiter } from './rate-limit.js';
 import { openRelayStore } from './store/index.js';
 import type { RelayStore, Tenant } from './store/types.js';
 import { TunnelServer } from './tunnel/server.js';
+import { ClientSocketServer, refuseUpgrade } from './tunnel/sockets.js';
 import { EdgeVerifier } from './verify.js';
 
 const require = createRequire(import.meta.url);
@@ -58,7 +59,8 @@ export async function createRelay(config: RelayConfig): Promise<Relay> {
   const hop: NodeHop = { nodeId, secret: await store.initMeta('node_secret', randomBytes(32).toString('base64url')) };
   const tunnels = new TunnelServer({ store, metrics, agents, allowPrivate: config.allowLoopback, domain: config.domain, nodeId });
   const stopSignals = await store.onSignal((signal) => tunnels.onSignal(signal));
-  const clientLimiter = new RateLimiter();
+  const clientLimiter = new RateLimiter(config.clientRateLimit);
+  const clientSockets = new ClientSocketServer();
 
   const tenantCache = new Map<string, { tenant: Tenant; until: number }>();
   async function tenantFor(host: string): Promise<Tenant | null> {
@@ -86,6 +88,7 @@ export async function createRelay(config: RelayConfig): Promise<Relay> {
     }
     return peer;
   }
+  const live: LiveContext = { store, tunnels, metrics, clientLimiter, clientSockets, hop, clientAddress };
 
   async function relayOwn(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
@@ -124,7 +127,7 @@ export async function createRelay(config: RelayConfig): Promise<Relay> {
       return;
     }
     const fromNode = req.headers[HOP_HEADER] === hop.secret;
-    await serveLive({ store, tunnels, metrics, clientLimiter, hop, clientAddress }, tenant, req, res, fromNode);
+    await serveLive(live, tenant, req, res, fromNode);
   }
 
   const server = http.createServer((req, res) => {
@@ -147,20 +150,13 @@ export async function createRelay(config: RelayConfig): Promise<Relay> {
       return;
     }
     const tenant = host ? await tenantFor(host) : null;
-    const session = tenant ? tunnels.session(tenant.id) : undefined;
-    // Client WebSockets (the streaming API) reach a tenant that carries its client API and is online.
-    if (!tenant || isPublicPath(pathname) || !session?.clients) {
-      socket.end(`HTTP/1.1 ${session || !tenant ? 404 : 503} Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    if (!tenant || (tenant.origin.startsWith('http:') && !config.allowLoopback)) {
+      if (host === config.domain) refuseUpgrade(socket, 404, 'Not Found');
+      else refuseUpgrade(socket, 421, 'Misdirected Request: no instance at this host');
       return;
     }
-    const headers: [string, string][] = [];
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-      const name = (req.rawHeaders[i] as string).toLowerCase();
-      if (!HOP_BY_HOP.has(name) && !name.startsWith('sec-websocket-')) headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
-    }
-    const protocol = req.headers['sec-websocket-protocol'];
-    if (protocol) headers.push(['Sec-WebSocket-Protocol', protocol]);
-    session.openSocket(tunnels.wss, req, socket, head, req.url ?? '/', headers);
+    // Client WebSockets (the streaming API) reach a tenant that carries its client API and is online.
+    serveLiveUpgrade(live, tenant, req, socket, head);
   }
 
   const expiry = setInterval(() => {
@@ -194,6 +190,7 @@ export async function createRelay(config: RelayConfig): Promise<Relay> {
       clearInterval(expiry);
       if (nodeBeat) clearInterval(nodeBeat);
       await tunnels.close();
+      clientSockets.close();
       await stopSignals();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

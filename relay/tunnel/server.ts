@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { verifyTunnelSignature } from '../keys.js';
 import { authMessage, decodeToRelay, encodeFrame, HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION, ProtocolError, type Refusal, type ToInstance } from '../protocol.js';
-import type { RelayStore, Tenant } from '../store/types.js';
+import type { RelaySignal, RelayStore, Tenant } from '../store/types.js';
 import { TenantSession, type SessionContext } from './session.js';
 
 /** How long a new connection has to log in or enrol. */
@@ -43,6 +43,8 @@ export class TunnelServer {
   private readonly alive = new WeakSet<WebSocket>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly tenantCheck: NodeJS.Timeout;
+  /** Each session's claim of its tunnel in the store, once made (see takenElsewhere). */
+  private readonly claims = new WeakMap<TenantSession, Promise<void>>();
   /** The last `clients` choice of each tenant seen here, kept while it is offline. */
   private readonly clientsOf = new Map<string, boolean>();
 
@@ -108,19 +110,19 @@ export class TunnelServer {
       if (answered) return;
       answered = true;
       clearTimeout(timer);
-      void this.authenticate(ws, nonce, decoded.frame)
-        .then((s) => {
-          session = s;
-        })
-        .catch((err: unknown) => {
-          console.error('relay: login failed', err);
-          refuse(ws, 'protocol', 'login failed');
-        });
+      // The session takes this connection's frames from the moment it exists (the instance may
+      // answer a live request before the login's bookkeeping is done).
+      void this.authenticate(ws, nonce, decoded.frame, (s) => {
+        session = s;
+      }).catch((err: unknown) => {
+        console.error('relay: login failed', err);
+        refuse(ws, 'protocol', 'login failed');
+      });
     });
     ws.send(encodeFrame({ t: 'challenge', version: PROTOCOL_VERSION, relay: this.options.domain, nonce } satisfies ToInstance));
   }
 
-  private async authenticate(ws: WebSocket, nonce: string, frame: ReturnType<typeof decodeToRelay>['frame']): Promise<TenantSession | null> {
+  private async authenticate(ws: WebSocket, nonce: string, frame: ReturnType<typeof decodeToRelay>['frame'], bind: (session: TenantSession) => void): Promise<TenantSession | null> {
     const { store, domain } = this.options;
     let tenant: Tenant | null;
     if (frame.t === 'enrol') {
@@ -148,16 +150,22 @@ export class TunnelServer {
       refuse(ws, 'protocol', 'log in or enrol first');
       return null;
     }
+    const backlog = await store.backlog(tenant.id);
     if (ws.readyState !== ws.OPEN) return null;
     const session = new TenantSession(tenant, ws, frame.clients, this.options);
+    bind(session);
     const previous = this.sessions.get(tenant.id);
     this.sessions.set(tenant.id, session);
     this.clientsOf.set(tenant.id, frame.clients);
-    if (previous) this.replace(previous);
-    await store.claimTunnel(tenant.id, this.options.nodeId, Date.now());
-    await store.signal({ kind: 'tunnel', tenantId: tenant.id, nodeId: this.options.nodeId });
-    const backlog = await store.backlog(tenant.id);
+    // The welcome goes out as the session becomes visible: the instance drops any frame that comes
+    // before it, so a live request must not be carried in between.
     session.post({ t: 'welcome', host: tenant.host, origin: tenant.origin, clients: frame.clients, backlog: backlog.count });
+    if (previous) this.replace(previous);
+    const claimed = store.claimTunnel(tenant.id, this.options.nodeId, Date.now());
+    // A tunnel signal from another process that arrives meanwhile waits for this claim (onSignal).
+    this.claims.set(session, claimed.catch(() => {}));
+    await claimed;
+    await store.signal({ kind: 'tunnel', tenantId: tenant.id, nodeId: this.options.nodeId });
     await session.reportBacklog();
     session.pump.pump();
     return session;
@@ -179,11 +187,24 @@ export class TunnelServer {
   }
 
   /** A signal from the store: new mail wakes the replay; a tunnel taken elsewhere closes ours. */
-  onSignal(signal: { kind: 'inbound'; tenantId: string } | { kind: 'tunnel'; tenantId: string; nodeId: string }): void {
+  onSignal(signal: RelaySignal): void {
     const session = this.sessions.get(signal.tenantId);
     if (!session) return;
     if (signal.kind === 'inbound') session.pump.pump();
-    else if (signal.nodeId !== this.options.nodeId) this.replace(session);
+    else if (signal.nodeId !== this.options.nodeId) void this.takenElsewhere(session).catch((err: unknown) => console.error('relay: could not check who holds a tunnel', err));
+  }
+
+  /**
+   * Another process says it took the tenant's tunnel. The signal may be an old one: that process's
+   * login may have come before ours and its signal late (NOTIFY is not ordered with our claim). So
+   * once our own claim is written, the store decides: claims are kept newest first, and only when
+   * the holder is no longer this process is ours the older tunnel, replaced.
+   */
+  private async takenElsewhere(session: TenantSession): Promise<void> {
+    await this.claims.get(session);
+    if (this.sessions.get(session.tenant.id) !== session) return;
+    const holder = await this.options.store.tunnelHolder(session.tenant.id);
+    if (holder !== this.options.nodeId && this.sessions.get(session.tenant.id) === session) this.replace(session);
   }
 
   private beat(): void {

@@ -1,16 +1,73 @@
 import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { WebSocket, WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { ToInstance, ToRelay } from '../protocol.js';
 
 /** How long a client's WebSocket waits for the instance to accept it. */
 const OPEN_TIMEOUT_MS = 15_000;
 
+/** Largest message a client may send (streaming API clients send small JSON subscriptions). */
+const CLIENT_MAX_PAYLOAD = 1024 * 1024;
+
+/** Largest error body of a refused upgrade passed on to the client. */
+const MAX_REFUSAL_BODY = 4096;
+
 type Post = (frame: ToInstance, body?: Uint8Array) => void;
 
 interface Pending {
   accept: (protocol: string | null) => void;
-  refuse: (status: number) => void;
+  refuse: (status: number, body?: Buffer) => void;
+}
+
+/**
+ * Answers an upgrade request with an HTTP error and closes the connection. The body is a
+ * Mastodon-style JSON error (the instance's own, when it refused the upgrade with one).
+ */
+export function refuseUpgrade(socket: Duplex, status: number, error: string | Buffer, headers: Record<string, string> = {}): void {
+  const body = Buffer.isBuffer(error) ? error : Buffer.from(JSON.stringify({ error }), 'utf8');
+  const lines = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Connection: close',
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${body.length}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
+  if (socket.writable) socket.end(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
+  else socket.destroy();
+}
+
+/**
+ * The relay's WebSocket server for clients' sockets (the streaming API for phones), apart from the
+ * tunnels' (whose heartbeat would drop sockets that are not tunnels). It completes a client's
+ * upgrade with the subprotocol the instance chose, so that the client sees the same handshake as
+ * from the instance itself (browsers fail a socket whose offered protocol is not echoed).
+ */
+export class ClientSocketServer {
+  private readonly chosen = new WeakMap<IncomingMessage, string | null>();
+  readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: CLIENT_MAX_PAYLOAD,
+    handleProtocols: (_offered, req) => this.chosen.get(req) ?? false,
+  });
+
+  /** Completes the client's upgrade, answering with `protocol` (null: none). */
+  complete(req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string | null, done: (client: WebSocket) => void): void {
+    this.chosen.set(req, protocol);
+    this.wss.handleUpgrade(req, socket, head, done);
+  }
+
+  /** Client sockets open now. */
+  get size(): number {
+    return this.wss.clients.size;
+  }
+
+  /** Ends every client socket (the relay is stopping). */
+  close(): void {
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
 }
 
 /**
@@ -26,20 +83,26 @@ export class TunnelledSockets {
   constructor(private readonly post: Post) {}
 
   /** Asks the instance to accept a client's upgrade request; answers the client either way. */
-  open(wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, headers: [string, string][]): void {
+  open(server: ClientSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, path: string, headers: [string, string][]): void {
     const id = `w${this.nextId++}`;
     const timer = setTimeout(() => refuse(504), OPEN_TIMEOUT_MS);
-    const refuse = (status: number) => {
+    const refuse = (status: number, body?: Buffer) => {
       clearTimeout(timer);
       this.pending.delete(id);
-      socket.end(`HTTP/1.1 ${status} ${status === 503 ? 'Service Unavailable' : 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      refuseUpgrade(socket, status, body && body.length > 0 ? body : status === 503 ? 'This instance is offline right now. Try again later.' : (STATUS_CODES[status] ?? 'Error'));
     };
+    // A client that gives up while the instance is still deciding: its socket is let go.
+    socket.on('error', () => socket.destroy());
     this.pending.set(id, {
       refuse,
-      accept: () => {
+      accept: (protocol) => {
         clearTimeout(timer);
         this.pending.delete(id);
-        wss.handleUpgrade(req, socket, head, (client) => {
+        if (socket.destroyed || !socket.writable) {
+          this.post({ t: 'ws-close', id, code: 1001 });
+          return;
+        }
+        server.complete(req, socket, head, protocol, (client) => {
           this.open_.set(id, client);
           client.on('message', (data, isBinary) => {
             const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
@@ -59,9 +122,13 @@ export class TunnelledSockets {
   fromInstance(frame: Extract<ToRelay, { t: 'ws-opened' | 'ws-data' | 'ws-close' }>, body: Buffer): void {
     if (frame.t === 'ws-opened') {
       const pending = this.pending.get(frame.id);
-      if (!pending) return;
-      if (frame.ok) pending.accept(frame.protocol);
-      else pending.refuse(frame.status);
+      if (pending) {
+        if (frame.ok) pending.accept(frame.protocol);
+        else pending.refuse(frame.status, body.subarray(0, MAX_REFUSAL_BODY));
+      } else if (frame.ok) {
+        // Accepted after the client was answered (timed out): the instance's socket is closed again.
+        this.post({ t: 'ws-close', id: frame.id, code: 1001 });
+      }
       return;
     }
     const client = this.open_.get(frame.id);
