@@ -6,7 +6,6 @@ import express, { type Express } from 'express';
 import { normalizeOrigin, type Config } from './config.js';
 import type { RelayEnrolmentRow } from './db/repos/relay.js';
 import type { RelayConnector } from './relay/index.js';
-import { startPublisher } from './relay/publisher.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import { startScheduler, type Scheduler } from './core/jobs/scheduler.js';
@@ -160,7 +159,7 @@ export async function createApp(given: Config): Promise<HearthApp> {
             const origin = deps.uris.base;
             relay ??= relayModule.startRelayConnector(deps, federation, enrolment, localUrl, {
               clients: config.relayClients,
-              publisher: (channel) => startPublisher(deps, channel, { localUrl, origin }),
+              publisher: (channel) => relayModule.startPublisher(deps, channel, { localUrl, origin }),
             });
           }
           federation?.start();

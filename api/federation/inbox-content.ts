@@ -75,7 +75,11 @@ export async function onUpdate(ctx: Ctx, update: Update): Promise<void> {
   if (isNote(object) && object.attributionId?.href === sender.uri) {
     const data = await fromApNote(object, sender.followers_url, raw);
     if (data && sender.domain !== null) await storeEmojiTags(ctx.data, object, sender.domain);
-    if (data) updateRemoteStatus(ctx.data, sender, data);
+    if (!data) return;
+    // An edit that overtook its Create (a peer's retries, the inbox queue working several at once)
+    // stores the status as edited; the Create that follows finds it there and changes nothing.
+    if (!findStatusByUri(ctx.data.db, data.uri) && sender.domain !== null) createRemoteStatus(ctx.data, sender, data, (uri) => localAccountOf(ctx, new URL(uri)));
+    else updateRemoteStatus(ctx.data, sender, data);
   }
 }
 

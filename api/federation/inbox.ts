@@ -200,6 +200,15 @@ export function registerInbox(federation: Federation<Deps>): void {
     .on(Remove, onFeatured)
     // GoToSocial reuses one Update id for every edit and poll tally of a status: Updates are not
     // deduplicated (applying one twice changes nothing); everything else is, per sending origin.
+    // A key that could not be fetched because its server is down (or busy) is a reason to try
+    // again later, not a bad signature: 503, so that a peer retries and the relay's replay is
+    // deferred rather than dropped. A key that is gone (404, 410) stays a 401.
+    .onUnverifiedActivity((_ctx, _activity, reason) => {
+      if (reason.type !== 'keyFetchError') return undefined;
+      const result = reason.result;
+      const transient = 'error' in result || result.status >= 500 || result.status === 408 || result.status === 429;
+      return transient ? new Response('The key could not be fetched now; try again later.', { status: 503, headers: { 'content-type': 'text/plain', 'retry-after': '120' } }) : undefined;
+    })
     .withIdempotency((_ctx, activity) => (activity instanceof Update || !activity.id ? null : `${activity.actorId?.origin ?? ''} ${activity.id.href}`))
     .onError((_ctx, error) => {
       console.error('federation inbox listener failed', error);

@@ -15,6 +15,8 @@ import { LiveRequests } from './live.js';
 import { PublishChannel } from './publish-channel.js';
 import { TunnelClient, type TunnelState } from './tunnel-client.js';
 
+export { startPublisher } from './publisher.js';
+
 /** How often the connector writes its report even when nothing changed (readers treat 90 s as stale). */
 const REPORT_EVERY_MS = 30_000;
 

@@ -3,6 +3,9 @@ import type { StoredInbound, RelayStore } from '../store/types.js';
 /** Inbound messages sent to an instance and not yet acknowledged, at most. */
 export const REPLAY_WINDOW = 32;
 
+/** HEARTH_DEBUG_RELAY=1 logs every message sent and acknowledged (for debugging replays). */
+const debug = process.env.HEARTH_DEBUG_RELAY === '1' ? (...args: unknown[]) => console.log('relay replay:', ...args) : null;
+
 /** Acknowledgements are written to the store in batches this often (or this many at once). */
 const ACK_FLUSH_MS = 10;
 const ACK_BATCH = 64;
@@ -80,12 +83,15 @@ export class ReplayPump {
       }
       // Asks for enough to fill the window even if every message in hand comes back again.
       const rows = await this.store.pending(this.tenantId, from, room + this.inFlight.size + this.acking.size, Date.now());
+      debug?.('pending', this.tenantId, { from, room, inFlight: this.inFlight.size, acking: this.acking.size, rows: rows.length, first: rows[0]?.seq });
       if (rows.length === 0 || this.target.closed) return;
       for (const row of rows) {
+        // The window is full: this row and the rest wait for the next round (from stays before them).
+        if (room === 0) break;
         from = row.seq;
         if (this.inFlight.has(row.seq) || this.acking.has(row.seq)) continue;
-        if (room === 0) break;
         this.inFlight.set(row.seq, Date.now());
+        debug?.('send', this.tenantId, row.seq);
         this.cursor = Math.max(this.cursor, row.seq);
         this.target.send(row);
         room -= 1;
@@ -95,7 +101,10 @@ export class ReplayPump {
 
   /** The instance holds the message now (or refused it for good): remove it, in a batch. */
   ack(seq: number): void {
-    if (!this.inFlight.delete(seq)) return;
+    debug?.('ack', this.tenantId, seq, this.inFlight.has(seq) ? 'in flight' : 'not in flight');
+    // One not in flight was sent on an earlier connection (or by a relay process since gone) and
+    // answered late: the instance holds it all the same, so it is removed too.
+    if (!this.inFlight.delete(seq) && this.acking.has(seq)) return;
     this.acking.add(seq);
     this.ackBatch.push(seq);
     if (this.ackBatch.length >= ACK_BATCH) this.flushAcks();

@@ -5,7 +5,7 @@
 // nothing but the relay. Elsewhere they use loopback addresses, and the peer is never told the
 // instance's.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,8 +123,17 @@ export function startProc(prefix: string[], args: string[], env: Record<string, 
   const [cmd, ...rest] = [...prefix, process.execPath, bin, ...args];
   const child = spawn(cmd as string, rest, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  // HEARTH_TEST_LOGS=DIR keeps every process's output in a file there as well (for debugging).
+  const logDir = process.env.HEARTH_TEST_LOGS;
+  const log = logDir ? createWriteStream(join(logDir, `${args[0] === 'relay' ? 'relay' : 'instance'}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}.log`)) : null;
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    log?.write(d);
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+    log?.write(d);
+  });
   return {
     child,
     output: () => out,
