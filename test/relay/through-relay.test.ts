@@ -1,6 +1,10 @@
+import Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestClient } from '../helpers/client.js';
 import { eventually } from '../federation/helpers.js';
+import { httpRequest } from './rig.js';
 import { hearth, makeNet, startInstanceProc, startRelayProc, type InstanceProc, type Net, type RelayProc } from './processes.js';
 
 interface Account { id: string; acct: string; display_name: string }
@@ -161,6 +165,78 @@ describe('through the relay, both ways (real processes)', () => {
     expect((await bob.patch('/api/v1/accounts/update_credentials', { display_name: 'Bob The Peer' })).status).toBe(200);
     await eventually(async () => ((await bob.get(`/api/v1/accounts/${aliceOnB.id}`)).body as Account).display_name === 'Alice Behind The Relay', 20_000);
     await eventually(async () => ((await alice.get(`/api/v1/accounts/${bobOnA.id}`)).body as Account).display_name === 'Bob The Peer', 20_000);
+  });
+
+  it('a post written while the instance has no tunnel reaches the peer after it reconnects', async () => {
+    await relay.proc.stop();
+    await eventually(() => JSON.parse(hearth(['relay', 'status', '--data', a.dataDir])).connected === false, 20_000);
+    expect((await alice.post('/api/v1/statuses', { status: 'written while the relay was away', visibility: 'public' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(((await bob.get('/api/v1/timelines/home?limit=40')).body as Status[]).some((s) => text(s.content).includes('written while the relay was away'))).toBe(false);
+    await relay.restart();
+    expect((await inHome(bob, 'written while the relay was away')).account.acct).toBe(aliceHandle);
+  });
+
+  it('while the instance is offline, the peer gets its public documents from the relay, and nothing private', async () => {
+    expect((await alice.post('/api/v1/statuses', { status: 'for followers only', visibility: 'private' })).status).toBe(200);
+    const gone = ((await alice.post('/api/v1/statuses', { status: 'soon deleted', visibility: 'public' })).body as Status);
+    const mine = (await alice.get(`/api/v1/accounts/${(await alice.get('/api/v1/accounts/verify_credentials')).body.id}/statuses?limit=40`)).body as Status[];
+    const publicPost = mine.find((s) => text(s.content).includes('written while the relay was away'));
+    const privatePost = mine.find((s) => text(s.content).includes('for followers only'));
+    expect((await alice.delete(`/api/v1/statuses/${gone.id}`)).status).toBe(200);
+    // The instance goes once what changed is on the relay (its Tombstone and the newest posts).
+    const cached = (path: string) => {
+      const db = new Database(join(relay.dataDir, 'relay.sqlite3'), { readonly: true });
+      try {
+        return db.prepare('SELECT status FROM cache WHERE key = ?').get(path) as { status: number } | undefined;
+      } finally {
+        db.close();
+      }
+    };
+    await eventually(() => cached(new URL(gone.uri).pathname)?.status === 410 && cached(new URL(publicPost?.uri ?? '').pathname)?.status === 200, 20_000);
+    await a.proc.stop();
+    const get = (url: string) => httpRequest(url, { headers: { accept: 'application/activity+json' } });
+    const actor = await get(`${a.origin}/users/alice`);
+    expect(actor.status).toBe(200);
+    expect(actor.headers['x-hearth-relay']).toBe('cache');
+    expect(JSON.parse(actor.text)).toMatchObject({ id: `${a.origin}/users/alice`, name: 'Alice Behind The Relay' });
+    const wf = await get(`${a.origin}/.well-known/webfinger?resource=acct:${aliceHandle}`);
+    expect(wf.status).toBe(200);
+    const post = await get(publicPost?.uri ?? '');
+    expect(post.status).toBe(200);
+    expect(JSON.parse(post.text).content).toContain('written while the relay was away');
+    const outbox = await get(`${a.origin}/users/alice/outbox`);
+    expect(outbox.status).toBe(200);
+    // A private post is not there (503, never its content), a deleted one is 410 with a Tombstone.
+    const hidden = await get(privatePost?.uri ?? '');
+    expect(hidden.status).toBe(503);
+    expect(hidden.text).not.toContain('for followers only');
+    const deleted = await get(gone.uri);
+    expect(deleted.status).toBe(410);
+    expect(JSON.parse(deleted.text)).toMatchObject({ type: 'Tombstone', id: gone.uri });
+    // The peer still resolves the account while the instance sleeps.
+    expect((await bob.get(`/api/v1/accounts/${aliceOnB.id}`)).status).toBe(200);
+    await a.restart();
+    await eventually(() => JSON.parse(hearth(['relay', 'status', '--data', a.dataDir])).connected === true, 20_000);
+  });
+
+  it("the relay's storage never holds the instance's ActivityPub private keys, nor its tunnel key", () => {
+    const db = new Database(join(a.dataDir, 'hearth.sqlite3'), { readonly: true });
+    const secrets: string[] = [];
+    try {
+      for (const row of db.prepare('SELECT private_key_pem FROM accounts WHERE private_key_pem IS NOT NULL').all() as { private_key_pem: string }[]) secrets.push(row.private_key_pem);
+      const instanceKeys = db.prepare("SELECT value FROM settings WHERE key = 'federation.instance_actor_keys'").get() as { value: string } | undefined;
+      if (instanceKeys) secrets.push((JSON.parse(instanceKeys.value) as { privateKeyPem: string }).privateKeyPem);
+      secrets.push((db.prepare('SELECT tunnel_private_key FROM relay_enrolment').get() as { tunnel_private_key: string }).tunnel_private_key);
+    } finally {
+      db.close();
+    }
+    expect(secrets.length).toBeGreaterThanOrEqual(3);
+    // The body of each key (a long base64 run) is looked for in every file the relay keeps.
+    const needles = secrets.map((pem) => pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '').slice(0, 64));
+    const files = readdirSync(relay.dataDir).map((f) => readFileSync(join(relay.dataDir, f)));
+    expect(files.length).toBeGreaterThan(0);
+    for (const needle of needles) for (const bytes of files) expect(bytes.includes(Buffer.from(needle))).toBe(false);
   });
 
   it('deletes, both ways', async () => {
