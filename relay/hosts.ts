@@ -44,23 +44,4 @@ export function isInboxPath(pathname: string): boolean {
   return pathname === '/inbox' || /^\/users\/[^/]+\/inbox$/.test(pathname);
 }
 
-/**
- * Paths peers and readers of public pages may reach at a tenant's host at any time: discovery
- * (WebFinger, host-meta, NodeInfo), actors with their collections, statuses and inboxes, the
- * files of public media, and the public pages of profiles and tags. Everything else (the Mastodon
- * API, OAuth and its pages, streaming, the app) is the client side, carried only for a tenant that
- * opted in (`--relay-clients`).
- */
-export function isPublicPath(pathname: string): boolean {
-  return (
-    pathname.startsWith('/.well-known/') ||
-    pathname.startsWith('/nodeinfo/') ||
-    pathname.startsWith('/users/') ||
-    pathname === '/inbox' ||
-    pathname.startsWith('/system/') ||
-    pathname.startsWith('/@') ||
-    pathname.startsWith('/tags/') ||
-    pathname === '/robots.txt' ||
-    pathname === '/favicon.ico'
-  );
-}
+export { isPublicPath } from './protocol.js';

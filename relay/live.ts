@@ -94,7 +94,7 @@ export async function serveLive(ctx: LiveContext, tenant: Tenant, req: IncomingM
   if (res.headersSent) return;
   if (client) {
     // Offline: a tenant that carried its client API says so; for the others there is none.
-    if (!ctx.tunnels.clientsWanted(tenant.id)) {
+    if (!ctx.tunnels.clientsWanted(tenant)) {
       json(res, 404, { error: NOT_FOUND });
       return;
     }
@@ -131,7 +131,7 @@ export function serveLiveUpgrade(ctx: LiveContext, tenant: Tenant, req: Incoming
     return;
   }
   const session = ctx.tunnels.session(tenant.id);
-  if (session ? !session.clients : !ctx.tunnels.clientsWanted(tenant.id)) {
+  if (session ? !session.clients : !ctx.tunnels.clientsWanted(tenant)) {
     refuseUpgrade(socket, 404, NOT_FOUND);
     return;
   }

@@ -14,6 +14,9 @@ export const TUNNEL_PATH = '/.hearth/tunnel';
 /** Largest frame either side accepts (header and body). Larger bodies travel as chunks. */
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 
+/** Largest document or file a tenant may publish to the relay's cache. */
+export const MAX_PUBLISH_BYTES = 100 * 1024 * 1024;
+
 /** Bodies of streamed answers are cut into chunks of this size. */
 export const CHUNK_BYTES = 256 * 1024;
 
@@ -97,8 +100,12 @@ const relayFrames = z.discriminatedUnion('t', [
   }),
   /** Head of the answer to a `fetch`; the body follows as chunks and an `end`. */
   z.object({ t: z.literal('fetched'), id: exchangeId, status: z.number().int(), headers: headerList, url: z.string() }),
-  /** A `publish` or `unpublish` was stored (or refused, with the reason). */
-  z.object({ t: z.literal('published'), id: exchangeId, ok: z.boolean(), error: z.string().nullable() }),
+  /**
+   * A `publish` or `unpublish` was stored, or not: `refused` when the relay will not take the
+   * document as it is (not public, too large, over quota; sending it again changes nothing), else
+   * a failure of the relay's own (worth trying again).
+   */
+  z.object({ t: z.literal('published'), id: exchangeId, ok: z.boolean(), refused: z.boolean(), error: z.string().nullable() }),
 ]);
 
 const instanceFrames = z.discriminatedUnion('t', [
@@ -136,7 +143,8 @@ const instanceFrames = z.discriminatedUnion('t', [
   z.object({ t: z.literal('fetch'), id: exchangeId, url: z.string(), headers: headerList }),
   /**
    * A public document for the relay's cache, under `key` (the path and query it answers) and its
-   * aliases. `status` 410 with a Tombstone marks a deleted object. The body is the frame's body.
+   * aliases. `status` 410 with a Tombstone marks a deleted object. The body is the frame's body,
+   * or, when `streamed` (a file too large for one frame), follows as chunks and an `end`.
    */
   z.object({
     t: z.literal('publish'),
@@ -145,6 +153,7 @@ const instanceFrames = z.discriminatedUnion('t', [
     aliases: z.array(z.string().max(2048)).max(8),
     status: z.union([z.literal(200), z.literal(410)]),
     contentType: z.string().max(200),
+    streamed: z.boolean(),
   }),
   /** The instance's answer to `ws-open`: accepted, or refused with an HTTP status. */
   z.object({ t: z.literal('ws-opened'), id: exchangeId, ok: z.boolean(), status: z.number().int(), protocol: z.string().nullable() }),
@@ -239,3 +248,25 @@ export function headerPairs(raw: readonly string[]): [string, string][] {
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and those a proxy sets itself: never carried through the tunnel. */
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
+
+/**
+ * Paths peers and readers of public pages may reach at a tenant's host at any time: discovery
+ * (WebFinger, host-meta, NodeInfo), actors with their collections, statuses and inboxes, the
+ * files of public media, and the public pages of profiles and tags. Everything else (the Mastodon
+ * API, OAuth and its pages, streaming, the app) is the client side, carried only for a tenant that
+ * opted in (`--relay-clients`). Both sides check it: the relay
+ * before it carries a request, the instance before it answers one.
+ */
+export function isPublicPath(pathname: string): boolean {
+  return (
+    pathname.startsWith('/.well-known/') ||
+    pathname.startsWith('/nodeinfo/') ||
+    pathname.startsWith('/users/') ||
+    pathname === '/inbox' ||
+    pathname.startsWith('/system/') ||
+    pathname.startsWith('/@') ||
+    pathname.startsWith('/tags/') ||
+    pathname === '/robots.txt' ||
+    pathname === '/favicon.ico'
+  );
+}

@@ -100,13 +100,13 @@ export function startRelayConnector(
     deliver: (input, receivedAt) => federation.deliver(input, receivedAt),
     reply: (frame) => void tunnel.send(frame),
   });
-  const live = new LiveRequests({ localUrl, reply: (frame, body) => void tunnel.send(frame, body), buffered: () => tunnel.buffered });
+  const live = new LiveRequests({ localUrl, reply: (frame, body) => void tunnel.send(frame, body), buffered: () => tunnel.buffered, clients: options.clients });
   const egress = new RelayEgress({
     send: (frame, body) => tunnel.send(frame, body),
     whenConnected: (ms) => tunnel.whenConnected(ms),
     published: () => publisher?.published() ?? Promise.resolve(),
   });
-  const channel = new PublishChannel({ send: (frame, body) => tunnel.send(frame, body), whenConnected: (ms) => tunnel.whenConnected(ms) });
+  const channel = new PublishChannel({ send: (frame, body) => tunnel.send(frame, body), whenConnected: (ms) => tunnel.whenConnected(ms), buffered: () => tunnel.buffered });
   const publisher = options.publisher?.(channel) ?? null;
   const local = new URL(localUrl);
   const relayHost = new URL(enrolment.relay_url).host;

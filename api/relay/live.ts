@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
-import { CHUNK_BYTES, HOP_BY_HOP, type ToInstance, type ToRelay } from '../../relay/protocol.js';
+import { CHUNK_BYTES, HOP_BY_HOP, isPublicPath, type ToInstance, type ToRelay } from '../../relay/protocol.js';
 import { http } from '../util/node-http.js';
 
 /** Above this many bytes waiting in the tunnel, reading an answer pauses. */
@@ -16,7 +16,7 @@ const MAX_REFUSAL_BODY = 4096;
  * loopback peer, and every carried request comes from this connector on loopback; Express routes
  * /setup case-insensitively and with a trailing slash, so the check is as lenient.
  */
-export function refusal(path: string): { status: number; error: string } | null {
+export function refusal(path: string, clients: boolean): { status: number; error: string } | null {
   if (!path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) return { status: 400, error: 'Bad request target' };
   const raw = path.split(/[?#]/, 1)[0] ?? '';
   let decoded = raw;
@@ -27,6 +27,8 @@ export function refusal(path: string): { status: number; error: string } | null 
   }
   const normal = decoded.toLowerCase().replace(/[/\\]+/g, '/').replace(/\/$/, '');
   if (normal === '/setup' || normal.startsWith('/setup/')) return { status: 404, error: 'First-run setup is only possible on the computer of the instance' };
+  // The client side only for an instance that asked for it, whatever the relay does.
+  if (!clients && !isPublicPath(normal || '/')) return { status: 404, error: 'Record not found' };
   return null;
 }
 
@@ -37,6 +39,8 @@ export interface LiveTarget {
   reply(frame: ToRelay, body?: Uint8Array): void;
   /** Bytes waiting in the tunnel's WebSocket. */
   buffered(): number;
+  /** Whether the client API is carried (`--relay-clients`). */
+  clients: boolean;
 }
 
 /**
@@ -106,7 +110,7 @@ export class LiveRequests {
   }
 
   private start(id: string, method: string, path: string, headers: [string, string][], streamed: boolean): void {
-    const refused = refusal(path);
+    const refused = refusal(path, this.target.clients);
     if (refused) {
       this.answer(id, refused.status, refused.error);
       return;
@@ -166,7 +170,7 @@ export class LiveRequests {
   }
 
   private openSocket(id: string, path: string, headers: [string, string][]): void {
-    const refused = refusal(path);
+    const refused = refusal(path, this.target.clients);
     if (refused) {
       const body = Buffer.from(JSON.stringify({ error: refused.error }), 'utf8');
       setImmediate(() => this.target.reply({ t: 'ws-opened', id, ok: false, status: refused.status, protocol: null }, body));

@@ -1,4 +1,4 @@
-import type { ToInstance, ToRelay } from '../../relay/protocol.js';
+import { CHUNK_BYTES, type ToInstance, type ToRelay } from '../../relay/protocol.js';
 
 /** A public document for the relay's cache. */
 export interface PublishEntry {
@@ -15,8 +15,16 @@ export interface PublishEntry {
 /** The relay's answer to a publish. */
 export interface PublishResult {
   ok: boolean;
+  /** Not taken as it is (not public, too large, over quota): sending it again changes nothing. */
+  refused: boolean;
   error: string | null;
 }
+
+/** Bodies larger than this go in chunks after the publish frame, not in it. */
+const SINGLE_FRAME_BYTES = 2 * 1024 * 1024;
+
+/** Above this many bytes waiting in the tunnel, a streamed publish pauses. */
+const HIGH_WATER = 4 * 1024 * 1024;
 
 /** How long the relay has to store a document. */
 const PUBLISH_TIMEOUT_MS = 60_000;
@@ -34,6 +42,8 @@ export class PublishChannel {
     private readonly tunnel: {
       send(frame: ToRelay, body?: Uint8Array): boolean;
       whenConnected(timeoutMs: number): Promise<boolean>;
+      /** Bytes waiting in the tunnel's WebSocket. */
+      buffered(): number;
     },
   ) {}
 
@@ -44,7 +54,20 @@ export class PublishChannel {
 
   /** Stores a document in the relay's cache. */
   publish(entry: PublishEntry): Promise<PublishResult> {
-    return this.exchange((id) => this.tunnel.send({ t: 'publish', id, key: entry.key, aliases: entry.aliases, status: entry.status, contentType: entry.contentType }, entry.body));
+    const head = { t: 'publish' as const, key: entry.key, aliases: entry.aliases, status: entry.status, contentType: entry.contentType };
+    if (entry.body.length <= SINGLE_FRAME_BYTES) return this.exchange((id) => this.tunnel.send({ ...head, id, streamed: false }, entry.body));
+    // A large file goes in chunks, pausing while the tunnel is backed up (live requests share it).
+    return this.exchange((id) => {
+      if (!this.tunnel.send({ ...head, id, streamed: true })) return false;
+      void (async () => {
+        for (let at = 0; at < entry.body.length; at += CHUNK_BYTES) {
+          while (this.tunnel.buffered() > HIGH_WATER) await new Promise((r) => setTimeout(r, 10));
+          if (!this.tunnel.send({ t: 'chunk', id }, entry.body.subarray(at, at + CHUNK_BYTES))) return;
+        }
+        this.tunnel.send({ t: 'end', id, error: null });
+      })();
+      return true;
+    });
   }
 
   /** Removes a document from the relay's cache. */
@@ -75,7 +98,7 @@ export class PublishChannel {
     if (!pending) return true;
     this.pending.delete(frame.id);
     clearTimeout(pending.timer);
-    pending.resolve({ ok: frame.ok, error: frame.error });
+    pending.resolve({ ok: frame.ok, refused: frame.refused, error: frame.error });
     return true;
   }
 

@@ -7,17 +7,16 @@ import { withRelaxedDurability, type Db } from '../db/connection.js';
 import { findPublished, forgetPublished, publishedOfTarget, recordPublished, type PublishedRow } from '../db/repos/relay-published.js';
 import { backgroundLane } from '../util/background-lane.js';
 import { isoTime, now } from '../util/clock.js';
-import { MAX_FRAME_BYTES } from '../../relay/protocol.js';
+import { MAX_PUBLISH_BYTES } from '../../relay/protocol.js';
 import type { PublishChannel, PublishEntry, PublishResult } from './publish-channel.js';
 import { LocalRenderer, type LocalAnswer } from './publisher-render.js';
 import type { TargetSink } from './publisher-targets.js';
 
 /**
- * The largest body published. Media are published up to 16 MiB each, but a publish travels as one
- * tunnel frame, and the relay closes a tunnel that sends a frame above MAX_FRAME_BYTES: the frame's
- * header (key, aliases, content type) gets the 64 KiB kept aside here.
+ * The largest body published: what the relay's cache takes (a file larger than a frame travels in
+ * chunks). Larger media are served only while the instance is online.
  */
-export const MAX_PUBLISHED_BYTES = Math.min(16 * 1024 * 1024, MAX_FRAME_BYTES - 64 * 1024);
+export const MAX_PUBLISHED_BYTES = MAX_PUBLISH_BYTES;
 
 /** Thrown when the tunnel is down: the target waits for it without counting a failure. */
 export class OfflineError extends Error {
@@ -140,6 +139,8 @@ export class CacheWriter {
     const known = findPublished(this.db, entry.key);
     if (known?.hash === hash) return;
     const result = await this.exchange(() => this.channel.publish(entry));
+    // A failure of the relay's own (its store) is tried again with the target's back-off.
+    if (!result.ok && !result.refused) throw new Error(`the relay could not store ${entry.key}: ${result.error ?? 'no reason given'}`);
     const row: PublishedRow = {
       key: entry.key,
       target,

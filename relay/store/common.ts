@@ -94,10 +94,11 @@ export interface TenantRow {
   enrolled_at: number | string | null;
   created_at: number | string;
   quota_bytes: number | string;
+  clients: number | boolean;
 }
 
 /** The column list that `toTenant` reads. */
-export const TENANT_COLUMNS = 'id, host, origin, public_key, enrolled_at, created_at, quota_bytes';
+export const TENANT_COLUMNS = 'id, host, origin, public_key, enrolled_at, created_at, quota_bytes, clients';
 
 /** A tenant row as the interface's `Tenant`. */
 export function toTenant(row: TenantRow): Tenant {
@@ -109,6 +110,7 @@ export function toTenant(row: TenantRow): Tenant {
     enrolledAt: row.enrolled_at === null ? null : Number(row.enrolled_at),
     createdAt: Number(row.created_at),
     quotaBytes: Number(row.quota_bytes),
+    clients: row.clients === true || row.clients === 1,
   };
 }
 

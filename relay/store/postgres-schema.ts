@@ -24,6 +24,8 @@ export const POSTGRES_SCHEMA: readonly string[] = [
     enrolled_at BIGINT,
     created_at BIGINT NOT NULL,
     quota_bytes BIGINT NOT NULL,
+    -- Whether the instance asked the relay to carry its client API (last login).
+    clients BOOLEAN NOT NULL DEFAULT FALSE,
     -- SHA-256 hex of the one-time enrolment code; null once used.
     code_hash TEXT UNIQUE,
     code_expires_at BIGINT,

@@ -147,6 +147,10 @@ class PostgresStore implements RelayStore {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async setClients(tenantId: string, clients: boolean): Promise<void> {
+    await this.pool.query('UPDATE tenants SET clients = $1 WHERE id = $2', [clients, tenantId]);
+  }
+
   async enrol(codeHash: string, publicKey: string, now: number): Promise<Tenant | null> {
     const { rows } = await this.pool.query<TenantRow>(
       `UPDATE tenants SET public_key = $1, enrolled_at = $2, code_hash = NULL, code_expires_at = NULL

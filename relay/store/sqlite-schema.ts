@@ -18,6 +18,8 @@ export const SQLITE_SCHEMA: readonly string[] = [
     enrolled_at INTEGER,
     created_at INTEGER NOT NULL,
     quota_bytes INTEGER NOT NULL,
+    -- Whether the instance asked the relay to carry its client API (last login).
+    clients INTEGER NOT NULL DEFAULT 0,
     -- SHA-256 hex of the one-time enrolment code; null once used.
     code_hash TEXT UNIQUE,
     code_expires_at INTEGER,

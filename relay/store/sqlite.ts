@@ -143,6 +143,10 @@ class SqliteStore implements RelayStore {
     return this.write(() => this.sql('UPDATE tenants SET quota_bytes = ? WHERE host = ?').run(quotaBytes, host.toLowerCase()).changes > 0);
   }
 
+  async setClients(tenantId: string, clients: boolean): Promise<void> {
+    await this.write(() => this.sql('UPDATE tenants SET clients = ? WHERE id = ?').run(clients ? 1 : 0, tenantId));
+  }
+
   enrol(codeHash: string, publicKey: string, now: number): Promise<Tenant | null> {
     return this.write(() => {
       const row = this.sql(

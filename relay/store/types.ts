@@ -16,6 +16,8 @@ export interface Tenant {
   createdAt: number;
   /** Bytes of inbound backlog and cached documents the tenant may hold. */
   quotaBytes: number;
+  /** Whether the instance asked, at its last login, for its client API to be carried (`--relay-clients`). */
+  clients: boolean;
 }
 
 /** A tenant with its usage, as `tenant list` shows it. */
@@ -110,6 +112,8 @@ export interface RelayStore {
   /** Removes a tenant and everything it holds (queue, cache, counts); false when unknown. */
   removeTenant(host: string): Promise<boolean>;
   setQuota(host: string, quotaBytes: number): Promise<boolean>;
+  /** Records whether the tenant wants its client API carried (kept while it is offline). */
+  setClients(tenantId: string, clients: boolean): Promise<void>;
   /**
    * Uses an enrolment code: the tenant whose unexpired code has this hash gets the public key,
    * and the code is gone (a second use finds nothing). Null when no such code.

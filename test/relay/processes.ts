@@ -33,9 +33,30 @@ function run(cmd: string, args: string[]): void {
   execFileSync(cmd, args, { stdio: 'pipe' });
 }
 
-/** Sets up the namespaces (or the loopback fallback) for one test file. */
+/**
+ * Sets up the namespaces (or the loopback fallback) for one test file. Two test files running at
+ * once may draw the same subnet: a few draws are tried before falling back to loopback.
+ */
 export function makeNet(): Net {
-  const n = 20 + Math.floor(Math.random() * 200);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const net = tryNet(20 + Math.floor(Math.random() * 200));
+    if (net.kind === 'netns' || attempt === 4 || !canMakeNamespaces()) return net;
+    net.cleanup();
+  }
+  throw new Error('unreachable');
+}
+
+/** Whether this process may make network namespaces (root with iproute2). */
+function canMakeNamespaces(): boolean {
+  try {
+    run('ip', ['netns', 'list']);
+    return process.getuid?.() === 0;
+  } catch {
+    return false;
+  }
+}
+
+function tryNet(n: number): Net {
   const tag = `${process.pid % 10000}${n}`.slice(-6);
   const nsA = `hA${tag}`;
   const nsP = `hP${tag}`;
@@ -84,6 +105,13 @@ export function makeNet(): Net {
         run('ip', ['netns', 'del', ns]);
       } catch {
         // never made
+      }
+    }
+    for (const side of ['a', 'p']) {
+      try {
+        run('ip', ['link', 'del', `v${side}${tag}`]);
+      } catch {
+        // never made, or gone with its namespace
       }
     }
     return {
