@@ -118,7 +118,9 @@ export async function createRelay(config: RelayConfig): Promise<Relay> {
     const tenant = await tenantFor(host);
     // A tenant on a plain-HTTP IP host (tests and experiments) is served only under --allow-loopback.
     if (!tenant || (tenant.origin.startsWith('http:') && !config.allowLoopback)) {
-      res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected Request: no instance at this host');
+      // A health check by address (a load balancer, a script on the machine) gets its answer too.
+      if (new URL(req.url ?? '/', 'http://relay.invalid').pathname === '/health') res.writeHead(200, { 'content-type': 'text/plain' }).end('OK');
+      else res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected Request: no instance at this host');
       return;
     }
     const pathname = new URL(req.url ?? '/', 'http://relay.invalid').pathname;
