@@ -168,6 +168,9 @@ export async function createApp(given: Config): Promise<HearthApp> {
       });
     },
     async close() {
+      // First the relay's intake: no more replayed deliveries, and the cache publisher (which reads
+      // from the listener about to close) stops, so that deliveries no longer wait for it.
+      await relay?.pause();
       if (server) {
         const s = server;
         server = null;
@@ -180,9 +183,7 @@ export async function createApp(given: Config): Promise<HearthApp> {
       await scheduler?.stop();
       await remoteMedia?.stop();
       remoteMedia = null;
-      // Replayed deliveries stop coming in; the tunnel stays up while the queues finish (deliveries
-      // in hand leave through it), then closes.
-      relay?.pause();
+      // The tunnel stays up while the queues finish (deliveries in hand leave through it), then closes.
       await federation?.stop();
       await relay?.stop();
       relay = null;

@@ -28,8 +28,11 @@ export interface RelayConnector {
   whenConnected(timeoutMs: number): Promise<boolean>;
   /** The egress that makes the instance's outgoing requests through the relay (the delivery thread uses it too). */
   readonly egress: RelayEgress;
-  /** Takes no more replayed deliveries (the instance is stopping); what is in hand finishes. */
-  pause(): void;
+  /**
+   * Takes no more replayed deliveries and stops publishing (the instance is stopping); what is in
+   * hand finishes, and the tunnel stays up for the deliveries still leaving.
+   */
+  pause(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -153,8 +156,9 @@ export function startRelayConnector(
     report: () => ({ ...report }),
     whenConnected: (ms) => tunnel.whenConnected(ms),
     egress,
-    pause() {
+    async pause() {
       paused = true;
+      await publisher?.stop();
     },
     async stop() {
       clearInterval(beat);

@@ -13,6 +13,9 @@ import {
   type ToRelay,
 } from '../../relay/protocol.js';
 
+/** HEARTH_DEBUG_RELAY=1 logs the tunnel's connections and drops (for debugging). */
+const debug = process.env.HEARTH_DEBUG_RELAY === '1' ? (...args: unknown[]) => console.log('relay tunnel:', ...args) : null;
+
 /** How the instance proves who it is on a new connection. */
 export type TunnelCredentials =
   | { kind: 'login'; host: string; privateKey: KeyObject }
@@ -241,6 +244,7 @@ export class TunnelClient {
         ws.ping();
       }, HEARTBEAT_MS);
       this.beat.unref();
+      debug?.('tunnel open', welcome.host);
       this.events.onOpen(welcome);
       this.events.onState(this.state);
       for (const w of this.waiters.splice(0)) w();
@@ -254,12 +258,14 @@ export class TunnelClient {
   }
 
   private recordError(err: Error): void {
+    debug?.('tunnel error', err.message);
     this.state.lastError = err.message;
     this.state.lastErrorAt = Date.now();
     this.events.onState(this.state);
   }
 
   private dropped(): void {
+    debug?.('tunnel dropped');
     if (this.beat) clearInterval(this.beat);
     this.beat = null;
     this.ws = null;

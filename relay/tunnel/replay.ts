@@ -81,8 +81,12 @@ export class ReplayPump {
         if (from < this.cursor) this.rescan = true;
         return;
       }
-      // Asks for enough to fill the window even if every message in hand comes back again.
-      const rows = await this.store.pending(this.tenantId, from, room + this.inFlight.size + this.acking.size, Date.now());
+      // Past the cursor nothing is in hand (but for the odd late acknowledgement from an earlier
+      // connection, which the loop steps over), so the room left is enough; a rescan asks for
+      // enough to fill the window even if every message in hand comes back again. (Asking for the
+      // whole window after each acknowledgement read some 60 messages to send one.)
+      const limit = from < this.cursor ? room + this.inFlight.size + this.acking.size : room;
+      const rows = await this.store.pending(this.tenantId, from, limit, Date.now());
       debug?.('pending', this.tenantId, { from, room, inFlight: this.inFlight.size, acking: this.acking.size, rows: rows.length, first: rows[0]?.seq });
       if (rows.length === 0 || this.target.closed) return;
       for (const row of rows) {

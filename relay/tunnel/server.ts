@@ -66,8 +66,8 @@ export class TunnelServer {
   }
 
   /** Whether the tenant asked for its client API to be carried, as last seen here. */
-  clientsWanted(tenantId: string): boolean {
-    return this.clientsOf.get(tenantId) ?? false;
+  clientsWanted(tenant: Tenant): boolean {
+    return this.clientsOf.get(tenant.id) ?? tenant.clients;
   }
 
   /** Takes an upgrade request for the tunnel path. */
@@ -136,6 +136,13 @@ export class TunnelServer {
         refuse(ws, 'bad-code', 'unknown, used or expired enrolment code');
         return null;
       }
+      // Enrolled: the instance learns its host and origin, and logs in on a connection of its own
+      // (no session here, so that no replay or live request goes to a connection about to close).
+      const backlog = await store.backlog(tenant.id);
+      if (frame.clients !== tenant.clients) await store.setClients(tenant.id, frame.clients).catch(() => {});
+      ws.send(encodeFrame({ t: 'welcome', host: tenant.host, origin: tenant.origin, clients: frame.clients, backlog: backlog.count } satisfies ToInstance));
+      ws.close(1000, 'enrolled');
+      return null;
     } else if (frame.t === 'login') {
       tenant = await store.tenantByHost(frame.host.toLowerCase());
       if (!tenant || !tenant.publicKey) {
@@ -157,6 +164,9 @@ export class TunnelServer {
     const previous = this.sessions.get(tenant.id);
     this.sessions.set(tenant.id, session);
     this.clientsOf.set(tenant.id, frame.clients);
+    // Kept with the tenant too, so that another process, or this one after a restart, answers its
+    // client paths as it wants while it is offline (503 rather than 404).
+    if (tenant.clients !== frame.clients) void store.setClients(tenant.id, frame.clients).catch(() => {});
     // The welcome goes out as the session becomes visible: the instance drops any frame that comes
     // before it, so a live request must not be carried in between.
     session.post({ t: 'welcome', host: tenant.host, origin: tenant.origin, clients: frame.clients, backlog: backlog.count });

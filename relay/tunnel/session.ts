@@ -4,8 +4,9 @@ import { CHUNK_BYTES, encodeFrame, HOP_BY_HOP, type ToInstance, type ToRelay } f
 import type { RelayStore, StoredInbound, Tenant } from '../store/types.js';
 import type { RelayMetrics } from '../metrics.js';
 import { requestOnce, send, type Agents } from '../egress.js';
+import { HOP_HEADER } from '../nodes.js';
+import { TenantPublishes } from './publishes.js';
 import { ReplayPump } from './replay.js';
-import { checkPublishable } from '../cache.js';
 import { TunnelledSockets } from './sockets.js';
 
 /** How long the relay waits for the head of an instance's answer to a live request. */
@@ -16,6 +17,13 @@ const SENDS_AT_ONCE = 32;
 
 /** Above this many bytes waiting in the WebSocket, streaming to the instance pauses. */
 const HIGH_WATER = 4 * 1024 * 1024;
+
+/**
+ * How often an idle session looks for mail nobody woke it for. Signals wake the replay at once,
+ * but they can be lost (PostgreSQL: while a process's listening connection is being replaced), so
+ * a connected instance's mail must not wait for the next one: at worst it waits this long.
+ */
+export const REPLAY_POLL_MS = 5000;
 
 /** What a session needs from the relay around it. */
 export interface SessionContext {
@@ -43,10 +51,12 @@ export class TenantSession {
   private nextId = 1;
   private readonly live = new Map<string, LiveExchange>();
   private readonly sockets: TunnelledSockets;
+  private readonly publishes: TenantPublishes;
   private sending = 0;
   private readonly sendQueue: (() => void)[] = [];
   private readonly aborter = new AbortController();
   private backlogTimer: NodeJS.Timeout | null = null;
+  private readonly poll: NodeJS.Timeout;
 
   constructor(
     readonly tenant: Tenant,
@@ -58,7 +68,13 @@ export class TenantSession {
       ctx.metrics.countReplayed(tenant.host, n);
       this.reportBacklogSoon();
     });
+    this.publishes = new TenantPublishes(ctx.store, tenant, (frame) => this.post(frame));
     this.sockets = new TunnelledSockets((frame, body) => this.post(frame, body));
+    // One query when idle; nothing while messages are in flight (their acknowledgements pump).
+    this.poll = setInterval(() => {
+      if (!this.closed && this.pump.unacknowledged === 0) this.pump.pump();
+    }, REPLAY_POLL_MS);
+    this.poll.unref();
   }
 
   /** Sends a frame to the instance (dropped once the connection is gone). */
@@ -103,11 +119,13 @@ export class TenantSession {
         this.onResponseHead(frame.id, frame.status, frame.headers);
         return;
       case 'chunk': {
+        if (this.publishes.chunk(frame.id, body)) return;
         const exchange = this.live.get(frame.id);
         if (exchange?.headSent) exchange.res.write(body);
         return;
       }
       case 'end': {
+        if (this.publishes.end(frame.id, frame.error)) return;
         const exchange = this.live.get(frame.id);
         if (!exchange) return;
         this.live.delete(frame.id);
@@ -122,13 +140,10 @@ export class TenantSession {
         void this.doFetch(frame.id, frame.url, frame.headers);
         return;
       case 'publish':
-        void this.doPublish(frame.id, frame.key, frame.aliases, frame.status, frame.contentType, body);
+        this.publishes.start(frame, body);
         return;
       case 'unpublish':
-        void this.ctx.store
-          .dropCache(this.tenant.id, frame.key)
-          .then(() => this.post({ t: 'published', id: frame.id, ok: true, error: null }))
-          .catch((err: unknown) => this.post({ t: 'published', id: frame.id, ok: false, error: (err as Error).message }));
+        this.publishes.unpublish(frame);
         return;
       case 'ws-opened':
       case 'ws-data':
@@ -158,7 +173,8 @@ export class TenantSession {
     const headers: [string, string][] = [];
     for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i] as string;
-      if (!HOP_BY_HOP.has(name.toLowerCase())) headers.push([name, req.rawHeaders[i + 1] as string]);
+      // The hop header carries the secret the relay's processes share: never the instance's to see.
+      if (!HOP_BY_HOP.has(name.toLowerCase()) && name.toLowerCase() !== HOP_HEADER) headers.push([name, req.rawHeaders[i + 1] as string]);
     }
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
     return new Promise<boolean>((resolve) => {
@@ -257,21 +273,6 @@ export class TenantSession {
     }
   }
 
-  private async doPublish(id: string, key: string, aliases: string[], status: 200 | 410, contentType: string, body: Buffer): Promise<void> {
-    const refusal = checkPublishable(key, status, contentType, body);
-    if (refusal) {
-      this.post({ t: 'published', id, ok: false, error: refusal });
-      return;
-    }
-    try {
-      const now = Date.now();
-      for (const k of [key, ...aliases]) await this.ctx.store.putCache(this.tenant.id, { key: k, status, contentType, body, updatedAt: now });
-      this.post({ t: 'published', id, ok: true, error: null });
-    } catch (err) {
-      this.post({ t: 'published', id, ok: false, error: (err as Error).message });
-    }
-  }
-
   /** Closes the WebSocket (after `close`, or to end a replaced session). */
   disconnect(): void {
     if (this.ws.readyState === this.ws.OPEN || this.ws.readyState === this.ws.CONNECTING) this.ws.close(4000, 'closed');
@@ -282,6 +283,7 @@ export class TenantSession {
     if (this.closed) return;
     this.closed = true;
     this.aborter.abort();
+    clearInterval(this.poll);
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
     for (const [id, exchange] of this.live) {
       this.live.delete(id);
@@ -289,6 +291,7 @@ export class TenantSession {
       else exchange.onHead(false);
     }
     this.sockets.closeAll();
+    this.publishes.close();
     await this.pump.close().catch((err: unknown) => console.error('relay: could not record acknowledgements on close', err));
   }
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTunnel, TunnelRefused, tunnelUrl } from '../../api/relay/tunnel-client.js';
 import { authMessage, decodeToInstance, encodeFrame, type ToInstance, type ToRelay } from '../../relay/protocol.js';
 import { FakeRemote, mastodonPerson, type FakeActor } from '../federation/fake-remote.js';
-import { startRelay, type TestRelay } from './rig.js';
+import { RELAY_BACKENDS, RelayDatabases, startRelay, type TestRelay } from './rig.js';
 
 /** A fresh Ed25519 tunnel key: the public half as the relay stores it, the private half to sign. */
 function tunnelKey(): { publicKey: string; privateKey: KeyObject } {
@@ -33,7 +33,10 @@ function rawConnection(relayUrl: string): Promise<{ nonce: string; send(frame: T
   });
 }
 
-describe('relay tunnel authentication', () => {
+const databases = new RelayDatabases();
+afterAll(() => databases.stop());
+
+describe.each(RELAY_BACKENDS)('relay tunnel authentication on %s', (backend) => {
   let relay: TestRelay;
   let relayHost: string;
   const a = tunnelKey();
@@ -41,7 +44,7 @@ describe('relay tunnel authentication', () => {
   let hostA: string;
   let hostB: string;
   beforeAll(async () => {
-    relay = await startRelay();
+    relay = await startRelay({ databaseUrl: await databases.url(backend) });
     relayHost = new URL(relay.url).host;
     hostA = `127.0.0.31:${relay.port}`;
     hostB = `127.0.0.32:${relay.port}`;
@@ -52,7 +55,7 @@ describe('relay tunnel authentication', () => {
     expect(welcomeA.welcome).toMatchObject({ host: hostA, origin: `http://${hostA}` });
     const welcomeB = await connectTunnel(relay.url, { kind: 'enrol', code: codeB, publicKey: b.publicKey, privateKey: b.privateKey }, false, () => {});
     welcomeB.ws.close();
-  });
+  }, 60_000);
   afterAll(async () => {
     await relay?.close();
   });

@@ -1,6 +1,10 @@
 import { generateCryptoKeyPair } from '@fedify/fedify';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resetClock, setClockTo } from '../../api/util/clock.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { FakeRemote, mastodonPerson, PUBLIC, type FakeActor } from '../federation/fake-remote.js';
 import { eventually, freePort } from '../federation/helpers.js';
@@ -68,6 +72,33 @@ describe.each(RELAY_BACKENDS)('the relay takes inbox deliveries (%s)', (backend)
     expect(await backlogOf(relay, host)).toBe(0);
     const raw = await httpRequest(`http://${host}/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: JSON.stringify(follow) });
     expect(raw.status).toBe(401);
+  });
+
+  it("applies a delivery the relay received hours ago: the signature's freshness is judged by the relay's receipt time", async () => {
+    const host = `127.0.0.46:${relay.port}`;
+    const code = await relay.addTenant(host);
+    const follow = { '@context': AS, id: `${mona.id}#follows/late`, type: 'Follow', actor: mona.id, object: `http://${host}/users/alice` };
+    expect(await peer.send(`http://${host}`, mona, follow)).toBe(202);
+    // alice exists before the instance first meets its relay.
+    const dataDir = mkdtempSync(join(tmpdir(), 'hearth-late-'));
+    const first = await startInstance({ dataDir });
+    await first.createUser('alice');
+    await first.close();
+    // The instance wakes three hours later: far beyond the hour a signature is good for.
+    setClockTo(Date.now() + 3 * 60 * 60 * 1000);
+    let inst: TestInstance | null = null;
+    try {
+      inst = await startInstance({ dataDir, relay: relay.url, relayCode: code, federationAllowLoopback: true });
+      const alice = { accountId: String(inst.deps.db.query<{ id: string }>("SELECT id FROM accounts WHERE username = 'alice' AND domain IS NULL").get()?.id), client: inst.anon };
+      await eventually(async () => ((await alice.client.get(`/api/v1/accounts/${alice.accountId}/followers`)).body as unknown[]).length === 1, 20_000);
+      // The same signature sent to the instance directly now is stale: refused.
+      const direct = await peer.send(inst.url, mona, { ...follow, id: `${mona.id}#follows/direct` });
+      expect(direct).toBe(401);
+    } finally {
+      resetClock();
+      await inst?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('over quota sheds Likes and Announces first, never Follows, mentions or Undos, and tells the instance what it shed', async () => {

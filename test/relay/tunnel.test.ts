@@ -2,21 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeRemote, mastodonPerson, PUBLIC, type FakeActor } from '../federation/fake-remote.js';
 import { eventually } from '../federation/helpers.js';
 import type { TestInstance, TestUser } from '../helpers/instance.js';
-import { httpRequest, startRelay, startRelayedInstance, type TestRelay } from './rig.js';
+import { httpRequest, RELAY_BACKENDS, RelayDatabases, startRelay, startRelayedInstance, type TestRelay } from './rig.js';
 
-describe('an instance behind a relay', () => {
+const databases = new RelayDatabases();
+afterAll(() => databases.stop());
+
+describe.each(RELAY_BACKENDS)('an instance behind a relay on %s', (backend) => {
   let relay: TestRelay;
   let inst: TestInstance & { origin: string };
   let alice: TestUser;
   let peer: FakeRemote;
   let mona: FakeActor;
   beforeAll(async () => {
-    relay = await startRelay();
+    relay = await startRelay({ databaseUrl: await databases.url(backend) });
     inst = await startRelayedInstance(relay, '127.0.0.5');
     alice = await inst.createUser('alice');
     peer = await FakeRemote.start('127.0.0.6');
     mona = await peer.actor('/users/mona', (a) => mastodonPerson(peer, a, 'mona'));
-  });
+  }, 60_000);
   afterAll(async () => {
     await inst?.close();
     await relay?.close();
