@@ -54,7 +54,7 @@ describe.each(backends)('relay store on $name', (backend) => {
   describe('tenants', () => {
     it('adds tenants and finds them by host and id', async () => {
       const tenant = await store.addTenant({ host: 'Kim.Relay.Test', origin: 'https://kim.relay.test', codeHash: sha256('c'), codeExpiresAt: T0 + 1000, quotaBytes: 5000, now: T0 });
-      expect(tenant).toEqual({ id: expect.any(String), host: 'kim.relay.test', origin: 'https://kim.relay.test', publicKey: null, enrolledAt: null, createdAt: T0, quotaBytes: 5000 });
+      expect(tenant).toEqual({ id: expect.any(String), host: 'kim.relay.test', origin: 'https://kim.relay.test', publicKey: null, enrolledAt: null, createdAt: T0, quotaBytes: 5000, clients: false });
       expect(await store.tenantByHost('kim.relay.test')).toEqual(tenant);
       expect(await store.tenantByHost('KIM.relay.test')).toEqual(tenant);
       expect(await store.tenantById(tenant.id)).toEqual(tenant);
@@ -118,6 +118,15 @@ describe.each(backends)('relay store on $name', (backend) => {
       expect(await store.setQuota('kim.relay.test', 2000)).toBe(true);
       expect((await store.tenantByHost('kim.relay.test'))?.quotaBytes).toBe(2000);
       expect(await store.setQuota('nobody.relay.test', 2000)).toBe(false);
+    });
+
+    it('keeps whether a tenant wants its client API carried', async () => {
+      const id = await addTenant(store, 'kim.relay.test');
+      expect((await store.tenantById(id))?.clients).toBe(false);
+      await store.setClients(id, true);
+      expect((await store.tenantByHost('kim.relay.test'))?.clients).toBe(true);
+      await store.setClients(id, false);
+      expect((await store.tenantById(id))?.clients).toBe(false);
     });
   });
 
