@@ -36,10 +36,12 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 
 /**
  * Whether a setup request may go ahead: it comes straight from a loopback address (the socket's
- * peer, never a forwarded header), or it carries the right setup token.
+ * peer, never a forwarded header), or it carries the right setup token. A loopback peer that says
+ * it forwards someone else's request (a TLS proxy on this machine: X-Forwarded-For, Forwarded,
+ * X-Forwarded-Host) is not this computer's user, and needs the token too.
  */
-export function setupAllowed(args: { remoteAddress: string | undefined; givenToken: string | undefined; expectedToken: string }): boolean {
-  if (isLoopbackAddress(args.remoteAddress)) return true;
+export function setupAllowed(args: { remoteAddress: string | undefined; forwarded?: boolean; givenToken: string | undefined; expectedToken: string }): boolean {
+  if (isLoopbackAddress(args.remoteAddress) && !args.forwarded) return true;
   const given = args.givenToken ?? '';
   if (given.length !== args.expectedToken.length) return false;
   let diff = 0;

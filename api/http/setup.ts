@@ -16,6 +16,7 @@ function guard(ctx: Ctx): boolean {
   }
   const allowed = setupAllowed({
     remoteAddress: ctx.req.socket.remoteAddress,
+    forwarded: ['x-forwarded-for', 'forwarded', 'x-forwarded-host', 'x-real-ip'].some((h) => ctx.req.headers[h] !== undefined),
     givenToken: field(ctx.input, 'token'),
     expectedToken: setupToken(ctx.deps),
   });

@@ -93,6 +93,20 @@ describe('setup guard', () => {
     expect(setupAllowed({ remoteAddress: '127.0.0.1', givenToken: undefined, expectedToken })).toBe(true);
   });
 
+  it('asks a proxy on this machine (a loopback peer forwarding for someone else) for the token too', async () => {
+    const expectedToken = 'right-token-value';
+    expect(setupAllowed({ remoteAddress: '127.0.0.1', forwarded: true, givenToken: undefined, expectedToken })).toBe(false);
+    expect(setupAllowed({ remoteAddress: '127.0.0.1', forwarded: true, givenToken: expectedToken, expectedToken })).toBe(true);
+    const inst = await startInstance();
+    try {
+      const proxied = await fetch(`${inst.url}/setup`, { headers: { 'x-forwarded-for': '198.51.100.7' } });
+      expect(proxied.status).toBe(403);
+      expect((await fetch(`${inst.url}/setup`)).status).toBe(200);
+    } finally {
+      await inst.close();
+    }
+  });
+
   it('keeps one random token per running instance', async () => {
     const a = await startInstance();
     const b = await startInstance();
