@@ -6,8 +6,13 @@ export const REPLAY_WINDOW = 32;
 /** HEARTH_DEBUG_RELAY=1 logs every message sent and acknowledged (for debugging replays). */
 const debug = process.env.HEARTH_DEBUG_RELAY === '1' ? (...args: unknown[]) => console.log('relay replay:', ...args) : null;
 
-/** Acknowledgements are written to the store in batches this often (or this many at once). */
-const ACK_FLUSH_MS = 10;
+/**
+ * Acknowledgements are written to the store in batches this often (or this many at once). Each
+ * batch is a commit and a flush of the WAL: at an instance's pace (a hundred or two a second) a
+ * shorter interval makes a commit of one or two. A message acknowledged and not yet removed is not
+ * sent again meanwhile, and one that a crash keeps is applied once all the same.
+ */
+const ACK_FLUSH_MS = 50;
 const ACK_BATCH = 64;
 
 /** What the pump needs of the connection it feeds. */
