@@ -147,6 +147,11 @@ class PostgresStore implements RelayStore {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async tenantsWithBacklog(): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ id: string }>('SELECT id FROM tenants WHERE backlog_count > 0');
+    return new Set(rows.map((r) => r.id));
+  }
+
   async setClients(tenantId: string, clients: boolean): Promise<void> {
     await this.pool.query('UPDATE tenants SET clients = $1 WHERE id = $2', [clients, tenantId]);
   }

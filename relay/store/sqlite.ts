@@ -143,6 +143,11 @@ class SqliteStore implements RelayStore {
     return this.write(() => this.sql('UPDATE tenants SET quota_bytes = ? WHERE host = ?').run(quotaBytes, host.toLowerCase()).changes > 0);
   }
 
+  tenantsWithBacklog(): Promise<Set<string>> {
+    const rows = this.sql('SELECT id FROM tenants WHERE backlog_count > 0').all() as { id: string }[];
+    return Promise.resolve(new Set(rows.map((r) => r.id)));
+  }
+
   async setClients(tenantId: string, clients: boolean): Promise<void> {
     await this.write(() => this.sql('UPDATE tenants SET clients = ? WHERE id = ?').run(clients ? 1 : 0, tenantId));
   }

@@ -136,6 +136,8 @@ export interface RelayStore {
   /** Puts a message back until `until` (the instance could not take it yet), counting the attempt. */
   defer(tenantId: string, seq: number, until: number): Promise<void>;
   backlog(tenantId: string): Promise<Backlog>;
+  /** The tenants that have anything waiting (one cheap query: the backlog counters on the tenant rows). */
+  tenantsWithBacklog(): Promise<Set<string>>;
   /** Shed counts of a tenant by activity type. */
   shedCounts(tenantId: string): Promise<Record<string, number>>;
   /**

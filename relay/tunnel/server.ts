@@ -5,7 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { verifyTunnelSignature } from '../keys.js';
 import { authMessage, decodeToRelay, encodeFrame, HEARTBEAT_MS, MAX_FRAME_BYTES, PROTOCOL_VERSION, ProtocolError, type Refusal, type ToInstance } from '../protocol.js';
 import type { RelaySignal, RelayStore, Tenant } from '../store/types.js';
-import { TenantSession, type SessionContext } from './session.js';
+import { REPLAY_POLL_MS, TenantSession, type SessionContext } from './session.js';
 
 /** How long a new connection has to log in or enrol. */
 const LOGIN_TIMEOUT_MS = 10_000;
@@ -42,6 +42,7 @@ export class TunnelServer {
   private readonly sessions = new Map<string, TenantSession>();
   private readonly alive = new WeakSet<WebSocket>();
   private readonly heartbeat: NodeJS.Timeout;
+  private readonly sweeper: NodeJS.Timeout;
   private readonly tenantCheck: NodeJS.Timeout;
   /** Each session's claim of its tunnel in the store, once made (see takenElsewhere). */
   private readonly claims = new WeakMap<TenantSession, Promise<void>>();
@@ -50,6 +51,8 @@ export class TunnelServer {
 
   constructor(private readonly options: TunnelServerOptions) {
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.sweeper = setInterval(() => void this.sweep(), REPLAY_POLL_MS);
+    this.sweeper.unref();
     this.heartbeat.unref();
     this.tenantCheck = setInterval(() => void this.dropRemovedTenants(), TENANT_CHECK_MS);
     this.tenantCheck.unref();
@@ -217,6 +220,19 @@ export class TunnelServer {
     if (holder !== this.options.nodeId && this.sessions.get(session.tenant.id) === session) this.replace(session);
   }
 
+  /**
+   * Wakes the replay of connected tenants that have mail nobody woke them for (a lost signal):
+   * one query for the whole process, whatever the number of tunnels; sessions with messages in
+   * flight are left alone (their acknowledgements pump).
+   */
+  private async sweep(): Promise<void> {
+    if (this.sessions.size === 0) return;
+    const waiting = await this.options.store.tenantsWithBacklog().catch(() => new Set<string>());
+    for (const [tenantId, session] of this.sessions) {
+      if (waiting.has(tenantId) && !session.closed && session.pump.unacknowledged === 0) session.pump.pump();
+    }
+  }
+
   private beat(): void {
     for (const ws of this.wss.clients) {
       if (!this.alive.has(ws)) {
@@ -241,6 +257,7 @@ export class TunnelServer {
   /** Closes every tunnel (the relay is stopping). */
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
+    clearInterval(this.sweeper);
     clearInterval(this.tenantCheck);
     await Promise.all([...this.sessions.values()].map((s) => this.end(s)));
     for (const ws of this.wss.clients) ws.terminate();

@@ -19,9 +19,10 @@ const SENDS_AT_ONCE = 32;
 const HIGH_WATER = 4 * 1024 * 1024;
 
 /**
- * How often an idle session looks for mail nobody woke it for. Signals wake the replay at once,
- * but they can be lost (PostgreSQL: while a process's listening connection is being replaced), so
- * a connected instance's mail must not wait for the next one: at worst it waits this long.
+ * How often the relay looks for mail nobody woke a session for (see TunnelServer.sweep). Signals
+ * wake the replay at once, but they can be lost (PostgreSQL: while a process's listening
+ * connection is being replaced), so a connected instance's mail must not wait for the next one:
+ * at worst it waits this long.
  */
 export const REPLAY_POLL_MS = 5000;
 
@@ -56,7 +57,6 @@ export class TenantSession {
   private readonly sendQueue: (() => void)[] = [];
   private readonly aborter = new AbortController();
   private backlogTimer: NodeJS.Timeout | null = null;
-  private readonly poll: NodeJS.Timeout;
 
   constructor(
     readonly tenant: Tenant,
@@ -70,11 +70,6 @@ export class TenantSession {
     });
     this.publishes = new TenantPublishes(ctx.store, tenant, (frame) => this.post(frame));
     this.sockets = new TunnelledSockets((frame, body) => this.post(frame, body));
-    // One query when idle; nothing while messages are in flight (their acknowledgements pump).
-    this.poll = setInterval(() => {
-      if (!this.closed && this.pump.unacknowledged === 0) this.pump.pump();
-    }, REPLAY_POLL_MS);
-    this.poll.unref();
   }
 
   /** Sends a frame to the instance (dropped once the connection is gone). */
@@ -283,7 +278,6 @@ export class TenantSession {
     if (this.closed) return;
     this.closed = true;
     this.aborter.abort();
-    clearInterval(this.poll);
     if (this.backlogTimer) clearTimeout(this.backlogTimer);
     for (const [id, exchange] of this.live) {
       this.live.delete(id);

@@ -80,6 +80,7 @@ describe.each(backends)('relay store on $name', (backend) => {
       expect(list.map((t) => t.host)).toEqual(['a.relay.test', 'b.relay.test']);
       expect(list[0]).toMatchObject({ id: a, backlogCount: 0, backlogBytes: 0, cacheBytes: 0, shed: {} });
       expect(list[1]).toMatchObject({ id: b, quotaBytes: 7000, backlogCount: 2, backlogBytes: 900, cacheBytes: 123, shed: { Like: 1 } });
+      expect(await store.tenantsWithBacklog()).toEqual(new Set([b]));
     });
 
     it('removes a tenant with everything it holds and nothing of another', async () => {
