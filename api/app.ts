@@ -23,11 +23,14 @@ import { bodyParsers } from './http/middleware/body.js';
 import { cors } from './http/middleware/cors.js';
 import { errorHandler, notFoundHandler } from './http/middleware/errors.js';
 import { hostAllowList } from './http/middleware/host.js';
+import { rateLimits } from './http/middleware/rate-limit.js';
+import { requestBase } from './http/middleware/request-base.js';
 import { Routes, type RouteInfo } from './http/routes.js';
 import { installStreaming, streamingHttp } from './streaming/index.js';
 import { http } from './util/node-http.js';
 import { allowedHostNames } from './util/hosts.js';
-import { createUris, type Uris } from './util/uris.js';
+import type { HttpsListener } from './tls/listener.js';
+import { createUris, UrisScope, type Uris } from './util/uris.js';
 
 /** A composed instance: database, core dependencies and the HTTP server, not yet listening. */
 export interface HearthApp {
@@ -39,6 +42,8 @@ export interface HearthApp {
   listen(): Promise<string>;
   /** The HTTP server, once listening. */
   readonly server: Server | null;
+  /** The HTTPS listener for local clients, once listening, when `httpsPort` is set. */
+  readonly https: HttpsListener | null;
   /** Federation (Fedify), when the instance has a public origin. */
   readonly federation: HearthFederation | null;
   /** The remote media copy job, once listening. */
@@ -85,13 +90,16 @@ export async function createApp(given: Config): Promise<HearthApp> {
   // The connector is loaded only for an instance with a relay (its WebSocket client and all).
   const relayModule = enrolment ? await import('./relay/index.js') : null;
   const events = new Events();
-  let uris: Uris = createUris(config.origin ?? `http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${config.port}`, { remoteMedia: config.remoteMedia });
+  // With a public origin every URL is built from it (the instance's identity); a local-only
+  // instance builds them from the address each request came to (see UrisScope).
+  const fixedUris: Uris | null = config.origin ? createUris(config.origin, { remoteMedia: config.remoteMedia }) : null;
+  const scope = new UrisScope(`http://${config.bind.includes(':') ? `[${config.bind}]` : config.bind}:${config.port}`, { remoteMedia: config.remoteMedia });
   const deps: Deps = {
     db,
     config,
     events,
     get uris() {
-      return uris;
+      return fixedUris ?? scope.current;
     },
   };
   installNotifications(deps);
@@ -104,13 +112,20 @@ export async function createApp(given: Config): Promise<HearthApp> {
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
   app.set('etag', false);
-  app.use(hostAllowList(allowedHostNames(config)));
+  app.use(hostAllowList(allowedHostNames(config), !config.origin));
   app.use(cors);
   // Federation only with a public origin; mounted before the body parsers (inbox bodies are read raw).
   // Loaded only then: Fedify and its dependencies take tens of MiB that a local-only instance never uses.
   const federation: HearthFederation | null = config.origin ? (await import('./federation/index.js')).createHearthFederation(deps, config.origin) : null;
   if (federation) app.use(...federation.middleware);
+  // Before the body is read: a request over its limit is refused without reading an upload.
+  app.use(rateLimits(deps));
   app.use(bodyParsers(config.maxBodyBytes));
+  if (!config.origin) {
+    app.use(requestBase(scope));
+    // host-meta answers without federation too (clients look for it), at the request's address.
+    app.use((await import('./federation/express.js')).hostMeta(() => deps.uris.base));
+  }
   const routes = new Routes(deps);
   await registerAll(routes);
   app.use(streamingHttp(deps));
@@ -119,10 +134,15 @@ export async function createApp(given: Config): Promise<HearthApp> {
   app.use(errorHandler);
 
   let server: Server | null = null;
+  let httpsListener: HttpsListener | null = null;
   let scheduler: Scheduler | null = null;
   let stopStreaming: (() => void) | null = null;
   let remoteMedia: RemoteMediaCache | null = null;
   let relay: RelayConnector | null = null;
+  const startHttps = async () => {
+    const { startHttpsListener } = await import('./tls/listener.js');
+    httpsListener = await startHttpsListener(app, config);
+  };
   return {
     deps,
     express: app,
@@ -130,6 +150,9 @@ export async function createApp(given: Config): Promise<HearthApp> {
     routes: routes.table,
     get server() {
       return server;
+    },
+    get https() {
+      return httpsListener;
     },
     get remoteMedia() {
       return remoteMedia;
@@ -141,15 +164,8 @@ export async function createApp(given: Config): Promise<HearthApp> {
       return new Promise((resolve, reject) => {
         const s = http.createServer(app);
         s.keepAliveTimeout = 65_000;
-        s.once('error', reject);
-        s.listen(config.port, config.bind, () => {
-          const { port } = s.address() as AddressInfo;
-          const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
-          const local = `http://${host}:${port}`;
-          // Local-only instances publish their local address; it is only known now when port 0 was asked.
-          if (!config.origin) uris = createUris(local, { remoteMedia: config.remoteMedia });
-          server = s;
-          stopStreaming = installStreaming(deps, s);
+        const serving = (local: string) => {
+          stopStreaming = installStreaming(deps, httpsListener ? [s, httpsListener.server] : [s]);
           // Timed work (scheduled statuses, poll expiry) starts once the instance serves.
           scheduler ??= startScheduler(deps);
           remoteMedia ??= startRemoteMediaCache(deps);
@@ -164,6 +180,29 @@ export async function createApp(given: Config): Promise<HearthApp> {
           }
           federation?.start();
           resolve(local);
+        };
+        s.once('error', reject);
+        s.listen(config.port, config.bind, () => {
+          const { port } = s.address() as AddressInfo;
+          const host = config.bind.includes(':') ? `[${config.bind}]` : config.bind;
+          const local = `http://${host}:${port}`;
+          // Outside requests, local-only instances use their local address; it is only known now when port 0 was asked.
+          scope.setFallback(local);
+          server = s;
+          if (config.httpsPort === null) {
+            serving(local);
+            return;
+          }
+          // The HTTPS listener serves the same app; failing to start it (its port taken, the tls/
+          // folder not writable) fails listen() as a taken HTTP port does.
+          startHttps().then(
+            () => serving(local),
+            (err: unknown) => {
+              server = null;
+              s.closeAllConnections();
+              s.close(() => reject(err instanceof Error ? err : new Error(String(err))));
+            },
+          );
         });
       });
     },
@@ -180,6 +219,8 @@ export async function createApp(given: Config): Promise<HearthApp> {
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
+      await httpsListener?.close();
+      httpsListener = null;
       await scheduler?.stop();
       await remoteMedia?.stop();
       remoteMedia = null;

@@ -5,6 +5,7 @@ import { createLocalUser } from './core/accounts/create.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import { changePassword, changeRole, listUsers } from './core/accounts/admin.js';
+import { commandLineApplication } from './core/oauth/apps.js';
 import { issueToken } from './core/oauth/tokens.js';
 import { isKnownScope, parseScopes } from './core/oauth/scopes.js';
 import { migrate } from './db/migrate.js';
@@ -31,6 +32,14 @@ Commands:
       --relay-code CODE  the one-time enrolment code of the first start with a relay
                          (env HEARTH_RELAY_CODE; from \`hearth relay tenant add\` on the relay)
       --relay-clients    let the relay carry the client API too, for phones (env HEARTH_RELAY_CLIENTS)
+      --https-port N     also serve HTTPS for local clients (Phanpy, Elk, phones on the network) on
+                         this port, with a certificate from a local certificate authority made in
+                         DIR/tls on first use (env HEARTH_HTTPS_PORT; default off)
+      --https-name NAMES the HTTPS listener's names, comma-separated (env HEARTH_HTTPS_NAME;
+                         default hearth.localhost)
+      --rate-limit-scale N
+                         multiply every rate limit by N, e.g. 10 (env HEARTH_RATE_LIMIT_SCALE;
+                         default 1: Mastodon's limits; apps on this machine are never limited)
       --config FILE      JSON config file (default DIR/hearth.json)
   relay status           print the relay connection as JSON (connected, origin, backlog, lastError…)
   relay serve|tenant …   run a relay (see \`hearth relay --help\`)
@@ -72,6 +81,9 @@ const OPTIONS = {
   relay: { type: 'string' },
   'relay-code': { type: 'string' },
   'relay-clients': { type: 'boolean' },
+  'rate-limit-scale': { type: 'string' },
+  'https-port': { type: 'string' },
+  'https-name': { type: 'string' },
   config: { type: 'string' },
   username: { type: 'string' },
   password: { type: 'string' },
@@ -102,6 +114,9 @@ function configInput(flags: Flags): ConfigInput {
     relay: flags.relay,
     relayCode: flags['relay-code'],
     relayClients: flags['relay-clients'],
+    rateLimitScale: flags['rate-limit-scale'],
+    httpsPort: flags['https-port'],
+    httpsName: flags['https-name'],
     configFile: flags.config,
   };
 }
@@ -132,6 +147,11 @@ async function serve(config: Config): Promise<number> {
   const app = await createApp(config);
   const local = await app.listen();
   console.log(`Hearth is listening on ${local}`);
+  if (app.https) {
+    console.log(`HTTPS for local clients: ${app.https.url}`);
+    const made = app.https.material.madeAuthority ? 'a new certificate authority, ' : '';
+    console.log(`  (${made}trust it once on each device: ${app.https.caFile}; see "HTTPS for local clients" in the README)`);
+  }
   const origin = app.deps.config.origin;
   console.log(origin ? `Public origin: ${origin}${config.relay ? ` (through the relay ${config.relay})` : ''}` : 'Local-only: no public origin is set, federation is off.');
   const { setupHint } = await import('./core/setup-hint.js');
@@ -269,7 +289,8 @@ function token(flags: Flags, config: Config): number {
     if (unknown.length) throw new UsageError(`unknown scopes: ${unknown.join(', ')}`);
     const user = listUsers(deps).find((u) => u.username.toLowerCase() === need(flags.username, 'username').toLowerCase());
     if (!user) throw new UsageError(`no such user: ${flags.username}`);
-    const issued = issueToken(deps, { applicationId: null, userId: user.userId, scopes });
+    // The token belongs to the command line's application, as a client's token to its client.
+    const issued = issueToken(deps, { applicationId: commandLineApplication(deps).id, userId: user.userId, scopes });
     process.stdout.write(`${issued.accessToken}\n`);
     return 0;
   } finally {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -48,6 +49,23 @@ export interface Config {
   relayCode: string | null;
   /** Whether the relay also carries the client API, OAuth and streaming (phones from anywhere). */
   relayClients: boolean;
+  /**
+   * Every rate limit (Mastodon's numbers: 300 API requests per 5 minutes per token and per
+   * address, 30 uploads per 30 minutes, 300 posts per 3 hours, …) is multiplied by this; 1 by
+   * default. Apps on this machine are never limited.
+   */
+  rateLimitScale: number;
+  /**
+   * Port of the HTTPS listener for local clients (web clients such as Phanpy and Elk insist on
+   * https://), on the same bind address as the HTTP port; null (the default) leaves it off, 0
+   * picks a free port (tests).
+   */
+  httpsPort: number | null;
+  /**
+   * The names the HTTPS listener's certificate is made for, the first one the name to use
+   * (`hearth.localhost` by default); IP addresses go in as such. They are accepted as Host names.
+   */
+  httpsNames: string[];
 }
 
 /** The port `hearth serve` binds when none is given. */
@@ -75,6 +93,10 @@ export interface ConfigInput {
   relay?: string | null | undefined;
   relayCode?: string | null | undefined;
   relayClients?: boolean | string | undefined;
+  rateLimitScale?: number | string | undefined;
+  httpsPort?: number | string | null | undefined;
+  /** `httpsName` in the config file: one name or a list (comma-separated in flags and environment). */
+  httpsName?: string[] | string | undefined;
   configFile?: string | undefined;
 }
 
@@ -88,6 +110,31 @@ function parsePort(value: number | string | undefined, fallback: number): number
   if (value === undefined) return fallback;
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`invalid port: ${value}`);
+  return n;
+}
+
+/** The name of the HTTPS listener when none is given: a loopback name with a dot (Phanpy wants one). */
+export const DEFAULT_HTTPS_NAME = 'hearth.localhost';
+
+/** Checks the HTTPS listener's names: DNS names (lower-cased, no trailing dot) or IP addresses. */
+function parseHttpsNames(value: string[] | string | undefined): string[] {
+  if (value === undefined) return [DEFAULT_HTTPS_NAME];
+  const names = (typeof value === 'string' ? value.split(',') : value).map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean);
+  if (names.length === 0) return [DEFAULT_HTTPS_NAME];
+  for (const name of names) {
+    const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+    if (isIP(name.replace(/^\[|\]$/g, '')) === 0 && (name.length > 253 || !name.split('.').every((l) => label.test(l)))) {
+      throw new Error(`invalid HTTPS name: ${name}`);
+    }
+  }
+  return [...new Set(names.map((n) => n.replace(/^\[|\]$/g, '')))];
+}
+
+/** The rate limit factor: a positive number, 1 when not given. */
+function parseScale(value: number | string | undefined): number {
+  if (value === undefined) return 1;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`the rate limit scale must be a positive number, not ${value}`);
   return n;
 }
 
@@ -121,6 +168,9 @@ function envInput(env: NodeJS.ProcessEnv): ConfigInput {
     relay: env.HEARTH_RELAY,
     relayCode: env.HEARTH_RELAY_CODE,
     relayClients: env.HEARTH_RELAY_CLIENTS,
+    rateLimitScale: env.HEARTH_RATE_LIMIT_SCALE,
+    httpsPort: env.HEARTH_HTTPS_PORT,
+    httpsName: env.HEARTH_HTTPS_NAME,
   };
 }
 
@@ -163,6 +213,7 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     throw new Error(`remote media must be cache or proxy, not ${String(remoteMedia)}`);
   }
   const relayRaw = pick('relay', flags, fromEnv, fromFile);
+  const httpsPortRaw = pick('httpsPort', flags, fromEnv, fromFile);
   return {
     dataDir,
     port: parsePort(pick('port', flags, fromEnv, fromFile), DEFAULT_PORT),
@@ -178,6 +229,9 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     relay: relayRaw ? normalizeRelayUrl(relayRaw, federationAllowLoopback) : null,
     relayCode: pick('relayCode', flags, fromEnv, fromFile)?.trim() || null,
     relayClients: parseBool(pick('relayClients', flags, fromEnv, fromFile), false),
+    rateLimitScale: parseScale(pick('rateLimitScale', flags, fromEnv, fromFile)),
+    httpsPort: httpsPortRaw === undefined || httpsPortRaw === null ? null : parsePort(httpsPortRaw, 0),
+    httpsNames: parseHttpsNames(pick('httpsName', flags, fromEnv, fromFile)),
   };
 }
 

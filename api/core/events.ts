@@ -53,6 +53,8 @@ export interface EventMap {
   'domain_block.deleted': { accountId: string; domain: string };
   'filters.changed': { accountId: string };
   'notification.created': { notificationId: string; accountId: string; type: string };
+  /** Accepted notification requests' notifications were merged into the account's notifications. */
+  'notifications.merged': { accountId: string };
   'tag.followed': { accountId: string; tagId: string };
   'tag.unfollowed': { accountId: string; tagId: string };
   /** A local account featured a hashtag (`name` as stored); federation sends Add(Hashtag). */
@@ -60,6 +62,17 @@ export interface EventMap {
   /** A local account stopped featuring a hashtag; federation sends Remove(Hashtag). */
   'featured_tag.deleted': { accountId: string; name: string };
   'report.created': { reportId: string; accountId: string; targetAccountId: string };
+  // Quote posts (core/statuses/quotes*.ts).
+  /** A quote was accepted (at once, or when its quoted author approved it). */
+  'quote.accepted': { quoteId: string; statusId: string; accountId: string; quotedStatusId: string; quotedAccountId: string };
+  /** An accepted quote was revoked by its quoted author; `approvalUri` names the withdrawn authorization. */
+  'quote.revoked': { quoteId: string; statusId: string; accountId: string; quotedStatusId: string | null; quotedAccountId: string | null; approvalUri: string | null };
+  /** A status that quoted another was deleted (the quoted status has one quote less). */
+  'quote.deleted': { quoteId: string; statusId: string; quotedStatusId: string | null };
+  /** A remote status's quote is pending: its quoted status may need fetching, its authorization checking. */
+  'quote.pending': { quoteId: string; statusId: string };
+  /** A status's quote policy changed without an edit (federation sends a local one again). */
+  'status.quote_policy_updated': { statusId: string; accountId: string };
 }
 
 export type EventName = keyof EventMap;

@@ -2,6 +2,7 @@ import type { Federation } from '@fedify/fedify';
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
 import type { Deps } from '../core/deps.js';
 import { federatesWith } from '../core/federation/instance-domains.js';
+import { kvGet } from '../db/repos/federation.js';
 import { backgroundLane } from '../util/background-lane.js';
 import { now } from '../util/clock.js';
 
@@ -44,6 +45,18 @@ function fromFederatedHost(deps: Deps, headers: Headers, body: Buffer | undefine
     // Unparseable bodies and key ids are refused by the signature check itself.
   }
   return hosts.every((h) => federatesWith(deps, h));
+}
+
+/** Marks the inbox's 503 for a signer's key that could not be fetched (see registerInbox). */
+export const KEY_UNAVAILABLE_HEADER = 'x-hearth-key-unavailable';
+
+/** Whether Fedify's key cache holds the key a request is signed with. */
+function signingKeyKnown(deps: Deps, headers: Headers): boolean {
+  const sig = headers.get('signature') ?? headers.get('signature-input') ?? '';
+  const keyId = /keyid="([^"]+)"/i.exec(sig)?.[1];
+  if (!keyId) return false;
+  const row = kvGet(deps.db, JSON.stringify(['_fedify', 'publicKey', keyId]), now());
+  return row !== undefined && row.value !== 'null';
 }
 
 /** Deliveries verified and enqueued at the same time, at most (see InboxGate). */
@@ -131,8 +144,17 @@ export function federationHandler(federation: Federation<Deps>, deps: Deps, orig
     // (see BackgroundLane); lookups and fetches go straight through.
     const release = hasBody ? await inboxGate.enter() : null;
     if (release) await backgroundLane.turn();
+    // Whether the signer's key was known before: a signature that fails with a known key makes
+    // Fedify fetch the key again (it may have been rotated), and if that fetch fails the inbox
+    // answers 503 (see registerInbox): right for a key never seen, wrong for a bad signature.
+    const keyKnown = hasBody && signingKeyKnown(deps, headers);
     try {
-      return await federation.fetch(request, { contextData: deps, onNotFound: onFallThrough, onNotAcceptable: onFallThrough });
+      const response = await federation.fetch(request, { contextData: deps, onNotFound: onFallThrough, onNotAcceptable: onFallThrough });
+      if (response.status === 503 && response.headers.has(KEY_UNAVAILABLE_HEADER) && keyKnown) {
+        return new Response('Failed to verify the request signature.', { status: 401, headers: { 'content-type': 'text/plain' } });
+      }
+      response.headers.delete(KEY_UNAVAILABLE_HEADER);
+      return response;
     } finally {
       release?.();
     }
@@ -197,12 +219,22 @@ export function webfingerByAcct(url: URL, origin: string): URL {
   return out;
 }
 
-/** `/.well-known/host-meta`: the XRD pointing to WebFinger, as Mastodon serves it. */
-export function hostMeta(origin: string): RequestHandler {
+/**
+ * `/.well-known/host-meta`: the XRD pointing to WebFinger, as Mastodon serves it. `base` is the
+ * public origin, or for a local-only instance a function giving the request's own base (host-meta
+ * answers there too: clients look for it).
+ */
+export function hostMeta(base: string | (() => string)): RequestHandler {
   return (req, res, next) => {
     if (req.path !== '/.well-known/host-meta') return next();
+    const origin = typeof base === 'string' ? base : base();
     res.type('application/xrd+xml; charset=utf-8').send(
-      `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n  <Link rel="lrdd" template="${origin}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
+      `<?xml version="1.0" encoding="UTF-8"?>\n<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n  <Link rel="lrdd" template="${escapeXml(origin)}/.well-known/webfinger?resource={uri}"/>\n</XRD>\n`,
     );
   };
+}
+
+/** Escapes text for an XML attribute. */
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,6 +1,8 @@
 import { domainToUnicode } from 'node:url';
 import { Application, Group, Hashtag, Link, Mention, Organization, PropertyValue, PUBLIC_COLLECTION, Question, Service, type Actor, type Note } from '@fedify/vocab';
 import type { RemoteActorData } from '../core/federation/remote-accounts.js';
+import type { RemoteQuotingData } from '../core/statuses/quotes-remote.js';
+import { escapeHtml } from '../util/text/index.js';
 import type { RemoteAttachmentData, RemoteNoteData, RemotePollData } from '../core/federation/remote-statuses.js';
 import type { Visibility } from '../db/repos/statuses.js';
 import { now } from '../util/clock.js';
@@ -202,6 +204,7 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
     attachments.push({ url, mediaType: a.mediaType ?? null, description: a.name ? text(a.name) : null, blurhash: extra?.blurhash ?? null, focus: extra?.focus ?? null });
   }
   const content = note.content;
+  const quoting = fromApQuoting(note, raw, followersUri);
   // Mastodon sends `content` plain and again in `contentMap` by language: the language is there.
   const localized = [content, ...note.contents].find((c) => c !== null && typeof c === 'object' && 'locale' in c);
   const language = localized ? String(localized.locale.baseName) : null;
@@ -209,7 +212,7 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
   return {
     uri: note.id.href,
     url: url instanceof URL ? url.href : url instanceof Link ? (url.href?.href ?? null) : null,
-    content: text(content),
+    content: text(content) + legacyQuoteLink(quoting, text(content)),
     spoilerText: text(note.summary),
     sensitive: note.sensitive ?? false,
     language,
@@ -221,5 +224,79 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
     published: note.published ? note.published.epochMilliseconds : now(),
     updated: note.updated ? note.updated.epochMilliseconds : null,
     poll: note instanceof Question ? pollOf(raw) : null,
+    quoting,
   };
+}
+
+const PUBLIC_IDS: readonly string[] = [PUBLIC_COLLECTION.href, 'as:Public', 'Public'];
+
+/** The ids in a JSON value that is an id, an object with an id, or a list of those. */
+function idsOf(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
+  return list.map((v) => (typeof v === 'string' ? v : typeof record(v)?.id === 'string' ? String(record(v)?.id) : null)).filter((v): v is string => v !== null);
+}
+
+/**
+ * One approval list of `interactionPolicy.canQuote` as Mastodon reads it: the public collection,
+ * the author's followers and following collections are what it models; the author's own id means
+ * nothing more; anything else is a policy it does not model (`unsupported_policy`).
+ */
+function quoteApprovalFlags(ids: readonly string[], followersUri: string | null, actorUri: string | null): number {
+  let flags = 0;
+  for (const id of new Set(ids)) {
+    if (PUBLIC_IDS.includes(id)) flags |= 2;
+    else if (followersUri !== null && id === followersUri) flags |= 4;
+    // Mastodon compares with the author's `following`; we know it by its conventional path.
+    else if (actorUri !== null && id === `${actorUri}/following`) flags |= 8;
+    else if (id !== actorUri) flags |= 1;
+  }
+  return flags;
+}
+
+/**
+ * What a Note says about quotes (`fromAp…`): the status it quotes, taken as Mastodon takes it,
+ * first of FEP-044f `quote`, Misskey's `_misskey_quote`, `quoteUrl` and Fedibird's `quoteUri`
+ * (read from the JSON as received, since senders do not all declare these terms; Fedify's
+ * properties otherwise), legacy unless named by `quote`; its `quoteAuthorization`; and who may
+ * quote it (`interactionPolicy.canQuote`, none: nobody but the author).
+ */
+export function fromApQuoting(note: Note | Question, raw: unknown, followersUri: string | null): RemoteQuotingData {
+  const r = record(raw);
+  const actorUri = note.attributionId?.href ?? null;
+  let quote: RemoteQuotingData['quote'] = null;
+  if (r) {
+    for (const key of ['quote', '_misskey_quote', 'quoteUrl', 'quoteUri']) {
+      const uri = idsOf(r[key])[0];
+      if (uri && URL.canParse(uri)) {
+        quote = { uri, legacy: !('quote' in r), approvalUri: idsOf(r.quoteAuthorization)[0] ?? null };
+        break;
+      }
+    }
+  } else {
+    const uri = note.quoteId?.href ?? note.quoteUrl?.href ?? null;
+    if (uri) quote = { uri, legacy: note.quoteId === null, approvalUri: note.quoteAuthorizationId?.href ?? null };
+  }
+  let automatic: string[];
+  let manual: string[];
+  const canQuote = record(record(r?.interactionPolicy)?.canQuote);
+  if (r) {
+    automatic = idsOf(canQuote?.automaticApproval);
+    manual = idsOf(canQuote?.manualApproval);
+  } else {
+    const rule = note.interactionPolicy?.canQuote ?? null;
+    automatic = rule ? rule.automaticApprovals.map((u) => u.href) : [];
+    manual = rule ? rule.manualApprovals.map((u) => u.href) : [];
+  }
+  return { quote, policy: { automatic: quoteApprovalFlags(automatic, followersUri, actorUri), manual: quoteApprovalFlags(manual, followersUri, actorUri) } };
+}
+
+/**
+ * A link to the quoted status for a quote named the old way, when the text does not link it
+ * already: such quotes are not shown as quotes until approved (they seldom are), so the text is
+ * the only place the quoted status can be seen from. '' otherwise.
+ */
+function legacyQuoteLink(quoting: RemoteQuotingData, content: string): string {
+  const uri = quoting.quote?.legacy ? quoting.quote.uri : null;
+  if (uri === null || content.includes(uri) || content.includes(escapeHtml(uri))) return '';
+  return `<p class="quote-inline">RE: <a href="${escapeHtml(uri)}">${escapeHtml(uri)}</a></p>`;
 }

@@ -13,6 +13,7 @@ import { fromApNote, visibilityOf } from './from-ap.js';
 import { storeEmojiTags } from './emoji-tags.js';
 import { receivedActivity, receivedObject } from './received.js';
 import { hashtagChangeOf, receiveHashtagChange } from './inbox-hashtags.js';
+import { onQuoteAuthorizationDelete } from './quotes-inbox.js';
 import { knownRemote, loaderOptions, localAccountOf, mayTombstone, remoteSender, storeActor, tombstonedForSender, type Ctx } from './inbox.js';
 
 /** A status (remote or ours) by its ActivityPub id. */
@@ -103,7 +104,8 @@ export async function onDelete(ctx: Ctx, del: Delete): Promise<void> {
     return;
   }
   tombstoneInbound(ctx.data, del.objectId.href, del.actorId.href);
-  deleteRemoteStatus(ctx.data, sender, del.objectId.href);
+  // Not a status of the sender's: perhaps a QuoteAuthorization it issued, revoking a quote (quotes-inbox.ts).
+  if (!deleteRemoteStatus(ctx.data, sender, del.objectId.href)) onQuoteAuthorizationDelete(ctx, sender, del.objectId.href);
 }
 
 /** Like of a known status: a favourite, as POST /api/v1/statuses/:id/favourite. */

@@ -1,5 +1,5 @@
 import type { Federation, InboxContext } from '@fedify/fedify';
-import { Accept, Activity, Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, Reject, Remove, Undo, Update, isActor, type Actor } from '@fedify/vocab';
+import { Accept, Activity, Add, Announce, Block, Create, Delete, Flag, Follow, Like, Move, QuoteRequest, Reject, Remove, Undo, Update, isActor, type Actor } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
 import { receiveRemoteFollow, receiveRemoteUnfollow, remoteAcceptedFollow, remoteFollowOf, remoteRejectedFollow } from '../core/federation/follows.js';
 import { isDeletedActor } from '../core/federation/delete-actor.js';
@@ -18,6 +18,8 @@ import { cachedSignedLoader, DOCUMENT_TTL_MS } from './loader.js';
 import { now } from '../util/clock.js';
 import { onUpdateWithFeatured, syncFeaturedLater } from './featured-sync.js';
 import { sendAccept } from './outbound.js';
+import { KEY_UNAVAILABLE_HEADER } from './express.js';
+import { onQuoteAccept, onQuoteReject, onQuoteRequest } from './quotes-inbox.js';
 
 export type Ctx = InboxContext<Deps>;
 
@@ -112,6 +114,8 @@ async function followOf(ctx: Ctx, activity: Accept | Reject | Undo): Promise<{ f
 }
 
 async function onAccept(ctx: Ctx, accept: Accept): Promise<void> {
+  // The Accept of one of our QuoteRequests (quotes-inbox.ts); else a Follow's.
+  if (await onQuoteAccept(ctx, accept)) return;
   const sender = await remoteSender(ctx, accept);
   const f = await followOf(ctx, accept);
   if (!sender || !f?.follower) return;
@@ -119,6 +123,8 @@ async function onAccept(ctx: Ctx, accept: Accept): Promise<void> {
 }
 
 async function onReject(ctx: Ctx, reject: Reject): Promise<void> {
+  // The Reject of one of our QuoteRequests (quotes-inbox.ts); else a Follow's.
+  if (await onQuoteReject(ctx, reject)) return;
   const sender = await remoteSender(ctx, reject);
   const f = await followOf(ctx, reject);
   if (!sender || !f?.follower) return;
@@ -187,6 +193,7 @@ export function registerInbox(federation: Federation<Deps>): void {
     .on(Follow, onFollow)
     .on(Accept, onAccept)
     .on(Reject, onReject)
+    .on(QuoteRequest, onQuoteRequest)
     .on(Undo, onUndo)
     .on(Create, onCreate)
     .on(Update, onUpdateWithFeatured)
@@ -207,7 +214,9 @@ export function registerInbox(federation: Federation<Deps>): void {
       if (reason.type !== 'keyFetchError') return undefined;
       const result = reason.result;
       const transient = 'error' in result || result.status >= 500 || result.status === 408 || result.status === 429;
-      return transient ? new Response('The key could not be fetched now; try again later.', { status: 503, headers: { 'content-type': 'text/plain', 'retry-after': '120' } }) : undefined;
+      return transient
+        ? new Response('The key could not be fetched now; try again later.', { status: 503, headers: { 'content-type': 'text/plain', 'retry-after': '120', [KEY_UNAVAILABLE_HEADER]: '1' } })
+        : undefined;
     })
     .withIdempotency((_ctx, activity) => (activity instanceof Update || !activity.id ? null : `${activity.actorId?.origin ?? ''} ${activity.id.href}`))
     .onError((_ctx, error) => {

@@ -25,6 +25,7 @@ import { installFeaturedTagOutbound } from './outbound-featured-tags.js';
 import { withHashtagActivities } from './inbox-hashtags.js';
 import { installMoveOutbound } from './outbound-move.js';
 import { installThreadResolution } from './threads.js';
+import { installQuoteFederation, registerQuoteDispatchers } from './quotes-outbound.js';
 import { warmUpJsonLd } from './warm-up.js';
 import { SqliteMessageQueue, type SqliteQueueOptions } from './queue.js';
 import { DeliveryThread } from './delivery-thread.js';
@@ -90,6 +91,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   shareFetchedDocuments(federation as Federation<unknown>, kv);
   registerDispatchers(federation);
   registerFeaturedTagsDispatcher(federation);
+  registerQuoteDispatchers(federation);
   registerInbox(federation);
   setRemoteResolver(deps, (query) => resolveRemote(federation, deps, query));
   const offOutbound = installOutbound(deps, federation);
@@ -97,10 +99,11 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   const offFeaturedTags = installFeaturedTagOutbound(deps, federation);
   const offMove = installMoveOutbound(deps, federation);
   const offThreads = installThreadResolution(deps, federation);
+  const offQuotes = installQuoteFederation(deps, federation);
   const unsubscribe = async () => {
     offRelations();
     offFeaturedTags();
-    await Promise.all([offOutbound(), offThreads(), offMove()]);
+    await Promise.all([offOutbound(), offThreads(), offMove(), offQuotes()]);
   };
   let controller: AbortController | null = null;
   let workers: Promise<unknown> | null = null;

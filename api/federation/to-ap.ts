@@ -10,6 +10,8 @@ import {
   Group,
   Hashtag,
   Image,
+  InteractionPolicy,
+  InteractionRule,
   Mention,
   Multikey,
   Note,
@@ -17,8 +19,10 @@ import {
   PropertyValue,
   PUBLIC_COLLECTION,
   Service,
+  Tombstone,
   type Actor,
 } from '@fedify/vocab';
+import { QUOTE_FLAGS } from '../core/statuses/quote-policy.js';
 import type { NoteContext } from '../core/federation/local.js';
 import { parseProfileFields, parseStringList, type AccountRow } from '../db/repos/accounts.js';
 import type { StatusRow } from '../db/repos/statuses.js';
@@ -152,6 +156,7 @@ export function toApStatusObject(status: StatusRow, author: AccountRow, context:
     ccs: note.ccIds,
     tags: toApNoteTags(status, context, uris),
     attachments: toApAttachments(status, context, uris),
+    ...toApQuoteFields(status, author, context, uris),
     ...(poll.multiple ? { inclusiveOptions: options } : { exclusiveOptions: options }),
     endTime: poll.expires_at === null ? null : instant(poll.expires_at),
     closed: ended && poll.expires_at !== null ? instant(poll.expires_at) : null,
@@ -159,8 +164,41 @@ export function toApStatusObject(status: StatusRow, author: AccountRow, context:
   });
 }
 
-function toApNoteTags(status: StatusRow, context: NoteContext, uris: Uris): (Mention | Hashtag)[] {
+/**
+ * The accounts a status names: its mentions, but for the quoted author when only silently
+ * mentioned (so that they can read the quote): delivered to, never tagged nor addressed.
+ */
+function namedAccounts(status: StatusRow, context: NoteContext): AccountRow[] {
+  const silent = context.quoting.quotes.get(status.id)?.silentAccountId ?? null;
   const mentioned = context.mentions.get(status.id) ?? [];
+  return silent === null ? mentioned : mentioned.filter((a) => a.id !== silent);
+}
+
+/**
+ * What a Note says about quotes, as Mastodon 4.5 publishes it: the quoted status (FEP-044f
+ * `quote`, and the older `quoteUrl`, `_misskey_quote` and `quoteUri` for other software; a
+ * Tombstone once the quoted status is gone), the `quoteAuthorization` of an approved quote, and
+ * who may quote it (`interactionPolicy.canQuote`: automatic approval only; nobody but the author
+ * is the author's own id).
+ */
+function toApQuoteFields(status: StatusRow, author: AccountRow, context: NoteContext, uris: Uris): { quote: URL | Tombstone | null; quoteUrl: URL | null; quoteAuthorization: URL | null; interactionPolicy: InteractionPolicy } {
+  const quote = context.quoting.quotes.get(status.id);
+  const flags = context.quoting.policies.get(status.id)?.automatic ?? 0;
+  const approved: URL[] = [];
+  if (flags & QUOTE_FLAGS.public) approved.push(PUBLIC_COLLECTION);
+  if (flags & QUOTE_FLAGS.followers) approved.push(new URL(author.followers_url ?? uris.followersUri(author.username)));
+  if (flags & QUOTE_FLAGS.following) approved.push(new URL(uris.followingUri(author.username)));
+  if (approved.length === 0) approved.push(new URL(actorUri(author, uris)));
+  return {
+    quote: quote ? (quote.quotedUri ? new URL(quote.quotedUri) : new Tombstone({})) : null,
+    quoteUrl: quote?.quotedUri ? new URL(quote.quotedUri) : null,
+    quoteAuthorization: quote?.authorization ? new URL(quote.authorization) : null,
+    interactionPolicy: new InteractionPolicy({ canQuote: new InteractionRule({ automaticApprovals: approved }) }),
+  };
+}
+
+function toApNoteTags(status: StatusRow, context: NoteContext, uris: Uris): (Mention | Hashtag)[] {
+  const mentioned = namedAccounts(status, context);
   return [
     ...mentioned.map((a) => new Mention({ href: new URL(actorUri(a, uris)), name: `@${a.username}${a.domain ? `@${a.domain}` : ''}` })),
     ...(context.tags.get(status.id) ?? []).map((t) => new Hashtag({ href: new URL(uris.tagUrl(t)), name: `#${t}` })),
@@ -178,9 +216,9 @@ function toApAttachments(status: StatusRow, context: NoteContext, uris: Uris): D
   );
 }
 
-/** A local status as a Note, with mentions, hashtags and attachments. */
+/** A local status as a Note, with mentions, hashtags, attachments, its quote and quote policy. */
 export function toApNote(status: StatusRow, author: AccountRow, context: NoteContext, uris: Uris): Note {
-  const mentioned = context.mentions.get(status.id) ?? [];
+  const mentioned = namedAccounts(status, context);
   const { to, cc } = addressing(status, author, mentioned, uris);
   const parent = status.in_reply_to_id ? context.parents.get(status.in_reply_to_id) : undefined;
   const replyTo = parent ? statusUri(parent.status, parent.author, uris) : status.in_reply_to_uri;
@@ -199,5 +237,6 @@ export function toApNote(status: StatusRow, author: AccountRow, context: NoteCon
     ccs: cc,
     tags: toApNoteTags(status, context, uris),
     attachments: toApAttachments(status, context, uris),
+    ...toApQuoteFields(status, author, context, uris),
   });
 }

@@ -24,12 +24,15 @@ const areas: Promise<{ register: Register }>[] = [
   import('./media-files.js'),
   import('./v1/media-proxy.js'),
   import('./v1/status-actions.js'),
+  import('./v1/quotes.js'),
   import('./v1/polls.js'),
   import('./v1/scheduled-statuses.js'),
   import('./v1/follows.js'),
   import('./v1/blocks.js'),
   import('./v1/follow-requests.js'),
   import('./v1/endorsements.js'),
+  import('./v1/notification-requests.js'), // before v1/notifications.js, whose `:id` routes would shadow its paths
+  import('./v2/notification-policy.js'), // before v2/notifications.js, whose `:group_key` would shadow `policy`
   import('./v1/notifications.js'),
   import('./v2/notifications.js'),
   import('./v1/markers.js'),
@@ -49,6 +52,11 @@ const areas: Promise<{ register: Register }>[] = [
   import('./v1/pleroma-aliases.js'),
   import('./v1/hearth-federation.js'),
   import('./v1/hearth-relay.js'),
+  import('./v1/trends.js'),
+  import('./v1/profile.js'),
+  import('./v1/collections.js'),
+  import('./v1/annual-reports.js'),
+  import('./v1/misc-methods.js'),
   // Keep v1/accounts.js LAST: its `/api/v1/accounts/:id` would shadow literal paths of other areas.
   import('./v1/accounts.js'),
 ];

@@ -1,9 +1,10 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Deps } from '../core/deps.js';
 import { openCommitGroup } from '../core/durability.js';
+import { invalidToken } from '../core/oauth/errors.js';
 import type { AuthContext } from '../core/oauth/tokens.js';
 import { scopeCovers } from '../core/oauth/scopes.js';
-import { ApiError, forbidden, unauthorized } from '../util/errors.js';
+import { ApiError, forbidden } from '../util/errors.js';
 import { requestInput } from './middleware/body.js';
 import { resolveAuth } from './middleware/auth.js';
 import { holdResponse, respond, sendAllowed } from './respond.js';
@@ -187,17 +188,18 @@ export class Routes {
 function authorize(deps: Deps, req: Request, res: Response, mode: AuthMode, scopes: readonly string[]): Ctx {
   const base: Ctx = { req, res, deps, auth: null, input: requestInput(req) };
   if (mode === 'none') return base;
-  const { present, auth } = resolveAuth(deps, req);
-  if (present && !auth) throw unauthorized();
+  const { present, auth, refusal } = resolveAuth(deps, req);
+  if (present && !auth) throw invalidToken(refusal ?? 'unknown');
   if (!auth) {
     if (mode === 'public') return base;
-    throw unauthorized();
+    throw invalidToken();
   }
   if (scopes.length > 0 && !scopes.some((s) => scopeCovers(auth.scopes, s))) {
     throw forbidden('This action is outside the authorized scopes');
   }
   if (mode === 'user') {
     if (!auth.user || !auth.account) throw new ApiError(422, 'This method requires an authenticated user');
+    if (auth.user.confirmed_at === null) throw forbidden('Your login is missing a confirmed e-mail address');
     if (!auth.user.approved) throw forbidden('Your login is currently pending approval');
     return { ...base, auth, user: auth.user, account: auth.account } as UserCtx;
   }

@@ -105,10 +105,10 @@ export interface InstanceV2 {
 }
 
 /**
- * The Mastodon API version Hearth implements. Mastodon counts 6 for the 4.4/early 4.5 API; 7
- * announces quote posts, which Hearth does not offer, so clients must not be told 7.
+ * The Mastodon API version Hearth implements: 7, Mastodon 4.5's, which announces quote posts
+ * (clients offer quoting only from 7 on).
  */
-export const MASTODON_API_VERSION = 6;
+export const MASTODON_API_VERSION = 7;
 
 /** The streaming API's base: the instance's own address with ws(s):// instead of http(s)://. */
 export function streamingBase(uris: Uris): string {

@@ -18,6 +18,10 @@ export interface ScheduledParams {
   visibility: 'public' | 'unlisted' | 'private' | 'direct';
   language: string | null;
   in_reply_to_id: string | null;
+  /** The status it will quote (absent in params stored before quotes existed). */
+  quoted_status_id?: string | null;
+  /** Who may quote it, when asked (else the author's default when it is published). */
+  quote_approval_policy?: string;
   application_id: string | null;
   idempotency: string | null;
   scheduled_at: null;

@@ -2,6 +2,7 @@ import type { AccountRow, CustomEmojiRow } from '../db/repos/accounts.js';
 import type { MediaRow } from '../db/repos/media.js';
 import type { PollRow } from '../db/repos/polls.js';
 import type { PreviewCardRow } from '../db/repos/preview-cards.js';
+import type { QuotePolicyFlags } from '../db/repos/quotes.js';
 import type { StatusRow, Visibility } from '../db/repos/statuses.js';
 import type { TagRow } from '../db/repos/tags.js';
 import { isoTime } from '../util/clock.js';
@@ -12,6 +13,7 @@ import type { MastodonFilterResult } from './filter.js';
 import { toMastodonMediaAttachment, type MastodonMediaAttachment } from './media-attachment.js';
 import { toMastodonPoll, type MastodonPoll, type PollViewer } from './poll.js';
 import { toMastodonPreviewCard, type MastodonPreviewCard } from './preview-card.js';
+import { toMastodonQuote, type MastodonQuote, type MastodonQuoteApproval, type MastodonShallowQuote, type QuoteView } from './quote.js';
 import { toMastodonStatusTag, type MastodonStatusTag } from './tag.js';
 
 /** Status::Mention: an account the status mentions in its text. */
@@ -22,12 +24,7 @@ export interface MastodonMention {
   url: string;
 }
 
-/** QuoteApproval: quotes are not supported yet, so nobody may quote. */
-export interface MastodonQuoteApproval {
-  automatic: string[];
-  manual: string[];
-  current_user: 'automatic' | 'manual' | 'denied' | 'unknown';
-}
+export type { MastodonQuoteApproval } from './quote.js';
 
 /** Mastodon's Status entity, as the REST API returns it. */
 export interface MastodonStatus {
@@ -63,7 +60,8 @@ export interface MastodonStatus {
   mentions: MastodonMention[];
   tags: MastodonStatusTag[];
   emojis: CustomEmoji[];
-  quote: null;
+  /** A Quote, or a ShallowQuote inside a quoted status; null when it quotes nothing shown. */
+  quote: MastodonQuote<MastodonStatus> | MastodonShallowQuote | null;
   quote_approval: MastodonQuoteApproval;
   card: MastodonPreviewCard | null;
   poll: MastodonPoll | null;
@@ -115,6 +113,13 @@ export interface StatusView {
   filtered?: MastodonFilterResult[];
   /** The time the view was loaded (poll expiry is judged against it). */
   at: number;
+  /** Its quote as the viewer sees it (the quoted status one level deep), or null. */
+  quote: QuoteView<StatusView> | null;
+  /** How many accepted quotes it has. */
+  quotesCount: number;
+  /** Who may quote it (flags), and what that means for the viewer. */
+  quotePolicy: QuotePolicyFlags;
+  quoteApproval: MastodonQuoteApproval;
 }
 
 /** The ActivityPub id of a status (local ones are built from the origin). */
@@ -138,8 +143,6 @@ export function toMastodonMention(account: AccountRow, uris: Uris): MastodonMent
   };
 }
 
-const NO_QUOTES: MastodonQuoteApproval = { automatic: [], manual: [], current_user: 'denied' };
-
 /**
  * The Status entity. Viewer flags appear only for a signed-in viewer; `pinned` only when the
  * viewer may pin it. With `source`, the raw `text` is added (the answer to DELETE, for redraft).
@@ -160,7 +163,7 @@ export function toMastodonStatus(view: StatusView, uris: Uris, options: { source
     replies_count: s.replies_count,
     reblogs_count: s.reblogs_count,
     favourites_count: s.favourites_count,
-    quotes_count: 0,
+    quotes_count: view.quotesCount,
     edited_at: s.edited_at === null ? null : isoTime(s.edited_at),
     content: s.content,
     reblog: view.reblog ? toMastodonStatus(view.reblog, uris) : null,
@@ -169,8 +172,8 @@ export function toMastodonStatus(view: StatusView, uris: Uris, options: { source
     mentions: view.mentions.map((a) => toMastodonMention(a, uris)),
     tags: view.tags.map((t) => toMastodonStatusTag(t, uris)),
     emojis: view.emojis.map((e) => toMastodonCustomEmoji(e, uris)).filter((e): e is CustomEmoji => e !== null),
-    quote: null,
-    quote_approval: NO_QUOTES,
+    quote: view.quote ? toMastodonQuote(view.quote, (quoted) => toMastodonStatus(quoted, uris)) : null,
+    quote_approval: view.quoteApproval,
     card: view.card ? toMastodonPreviewCard(view.card, uris) : null,
     poll: view.poll ? toMastodonPoll(view.poll, view.pollViewer, view.at) : null,
   };

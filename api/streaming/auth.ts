@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config.js';
 import type { Deps } from '../core/deps.js';
 import { authenticate } from '../core/oauth/tokens.js';
-import { allowedHostNames, isHostAllowed } from '../util/hosts.js';
+import { allowedHostNames, isRequestHostAllowed } from '../util/hosts.js';
 import { StreamError, type StreamCaller } from './channels.js';
 
 /** A streaming caller with the token that authorised it (revoking the token ends its streams). */
@@ -45,9 +45,10 @@ export function authenticateStream(deps: Deps, token: string | null): StreamSess
 
 /**
  * The Host allow-list of the HTTP API (http/middleware/host.ts), for WebSocket upgrades, which do
- * not pass through Express: loopback names, the bind address, the public origin's host and the
- * configured names (`*` accepts any). Keeps DNS-rebinding pages off the socket too.
+ * not pass through Express: loopback names, the bind address, the public origin's host, the HTTPS
+ * listener's names and the configured names (`*` accepts any), and for a local-only instance the
+ * host a proxy on loopback forwards for. Keeps DNS-rebinding pages off the socket too.
  */
-export function hostAllowed(config: Config, header: string | undefined): boolean {
-  return isHostAllowed(header, allowedHostNames(config));
+export function hostAllowed(config: Config, req: IncomingMessage): boolean {
+  return isRequestHostAllowed(req, allowedHostNames(config), !config.origin);
 }

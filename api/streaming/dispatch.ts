@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Deps } from '../core/deps.js';
 import type { EventMap } from '../core/events.js';
 import { filterResultsForIds } from '../core/filters/active.js';
@@ -32,6 +33,9 @@ import { excludedViewers, isBroadcastable, isReplyToOther, listAdmits } from './
  * fill `filtered`.
  */
 export function installDispatch(deps: Deps, hub: Hub): () => void {
+  // Events are rendered outside the request that caused them (whose URL base, for a local-only
+  // instance, is its client's): in the context of installation, with the URLs the hub expects.
+  const outside = AsyncLocalStorage.snapshot();
   const queue: (() => void)[] = [];
   let scheduled = false;
   const drain = () => {
@@ -51,7 +55,7 @@ export function installDispatch(deps: Deps, hub: Hub): () => void {
     queue.push(task);
     if (!scheduled) {
       scheduled = true;
-      setImmediate(drain);
+      setImmediate(() => outside(drain));
     }
   };
   const { events } = deps;
@@ -60,6 +64,7 @@ export function installDispatch(deps: Deps, hub: Hub): () => void {
     events.on('status.updated', ({ statusId }) => later(() => statusEvent(deps, hub, statusId, 'status.update'))),
     events.on('status.deleted', (payload) => later(() => deleteEvent(deps, hub, payload))),
     events.on('notification.created', (payload) => later(() => notificationEvent(deps, hub, payload))),
+    events.on('notifications.merged', ({ accountId }) => later(() => sendAll(hub, notificationSubscribers(hub, accountId), new Outgoing('notifications_merged', Payload.of('1'))))),
     events.on('filters.changed', ({ accountId }) => later(() => sendAll(hub, hub.user.get(accountId), new Outgoing('filters_changed', null)))),
     // A revoked token ends its connections at once, as Mastodon's streaming server does.
     events.on('token.revoked', ({ tokenId }) => hub.endToken(tokenId)),
@@ -223,13 +228,18 @@ function deleteEvent(deps: Deps, hub: Hub, p: EventMap['status.deleted']): void 
   }
 }
 
+/** The streams that get an account's notifications: `user:notification`, and `user` with a notifications scope. */
+function notificationSubscribers(hub: Hub, accountId: string): Subscription[] {
+  return [...(hub.notifications.get(accountId) ?? []), ...[...(hub.user.get(accountId) ?? [])].filter((s) => s.session.userGetsNotifications)];
+}
+
 /**
  * `notification` to the recipient's `user:notification` streams and to `user` streams whose
  * token may read notifications. A notification about a status that a `hide` filter of the
  * `notifications` context matches is not sent; otherwise the status carries `filtered`.
  */
 function notificationEvent(deps: Deps, hub: Hub, p: EventMap['notification.created']): void {
-  const subs = [...(hub.notifications.get(p.accountId) ?? []), ...[...(hub.user.get(p.accountId) ?? [])].filter((s) => s.session.userGetsNotifications)];
+  const subs = notificationSubscribers(hub, p.accountId);
   if (subs.length === 0) return;
   const row = findNotification(deps.db, p.accountId, p.notificationId);
   if (!row) return;

@@ -1,5 +1,6 @@
 import type { StreamSessionAuth } from './auth.js';
 import { userStreamGetsNotifications, type ChannelName, type ChannelTarget, type PublicChannel } from './channels.js';
+import { rebase, type Rebase } from '../util/uris.js';
 import type { Outgoing } from './message.js';
 
 /** How a connection writes: a WebSocket or a server-sent events response. */
@@ -25,6 +26,8 @@ export class Session {
   constructor(
     readonly auth: StreamSessionAuth,
     readonly transport: Transport,
+    /** How events rendered with the hub's URLs are moved to this connection's base; null when they need not be. */
+    readonly rebase: Rebase | null = null,
   ) {
     this.userGetsNotifications = userStreamGetsNotifications(auth);
   }
@@ -122,7 +125,12 @@ export class Hub {
   private pingTimer: NodeJS.Timeout | null = null;
   private thumpTimer: NodeJS.Timeout | null = null;
 
-  constructor() {
+  /**
+   * `base` is the URL base events are rendered with (outside any request). A local-only instance
+   * publishes URLs at the address each client uses (the HTTPS listener, a TLS proxy): a connection
+   * opened at another base gets its events with the URLs moved to it.
+   */
+  constructor(private readonly base: string | null = null) {
     this.setHeartbeats(DEFAULT_WS_PING_MS, DEFAULT_SSE_HEARTBEAT_MS);
   }
 
@@ -142,9 +150,9 @@ export class Hub {
     }
   }
 
-  /** Registers a new connection. */
-  open(auth: StreamSessionAuth, transport: Transport): Session {
-    const session = new Session(auth, transport);
+  /** Registers a new connection; `base` is the URL base of the address it came to (null: the hub's). */
+  open(auth: StreamSessionAuth, transport: Transport, base: string | null = null): Session {
+    const session = new Session(auth, transport, base !== null && this.base !== null ? rebase(this.base, base) : null);
     this.sessions.add(session);
     addTo(this.byToken, auth.tokenId, session);
     addTo(this.byAccount, auth.accountId, session);

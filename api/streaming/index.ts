@@ -27,17 +27,19 @@ export function streamingHttp(deps: Deps): RequestHandler {
 }
 
 /**
- * Starts streaming on a listening server: WebSocket upgrades, the event feed and the heartbeats.
- * Returns the function that stops it, ending every connection (call it before closing the server,
- * whose close would otherwise wait for the upgraded sockets).
+ * Starts streaming on listening servers (the HTTP port, and the HTTPS listener when it is on):
+ * WebSocket upgrades, the event feed and the heartbeats, one hub for all. Call it outside any
+ * request: events are rendered with the URLs in force now (see Hub). Returns the function that
+ * stops it, ending every connection (call it before closing the servers, whose close would
+ * otherwise wait for the upgraded sockets).
  */
-export function installStreaming(deps: Deps, server: Server): () => void {
-  const hub = new Hub();
+export function installStreaming(deps: Deps, servers: Server | readonly Server[]): () => void {
+  const hub = new Hub(deps.uris.base);
   const stopDispatch = installDispatch(deps, hub);
-  const detach = attachWebSocket(deps, hub, server);
+  const detachAll = (Array.isArray(servers) ? servers : [servers]).map((server: Server) => attachWebSocket(deps, hub, server));
   hubs.set(deps.db, hub);
   return () => {
-    detach();
+    for (const detach of detachAll) detach();
     stopDispatch();
     hub.close();
     if (hubs.get(deps.db) === hub) hubs.delete(deps.db);

@@ -1,3 +1,5 @@
+import type { Rebase } from '../util/uris.js';
+
 /**
  * Streaming messages. An event is sent as `{"stream":[…],"event":"…","payload":"…"}` over
  * WebSocket, where the payload is a JSON text carried as a JSON string, and as `event:`/`data:`
@@ -51,32 +53,47 @@ export class Payload {
 
 /**
  * One event ready to send: its name and payload (none for `filters_changed`). Frames are cached
- * per stream name, so subscribers of the same stream get the same bytes.
+ * per stream name (and URL base, see Hub), so subscribers of the same stream get the same bytes.
  */
 export class Outgoing {
   private readonly wsFrames = new Map<string, Buffer>();
-  private sseFrame: Buffer | undefined;
+  private sseFrames: Map<string, Buffer> | undefined;
 
   constructor(
     readonly event: string,
     readonly payload: Payload | null,
   ) {}
 
-  /** The WebSocket text frame for a stream name (`streamJson` is the JSON of the name array). */
-  wsFrame(streamJson: string): Buffer {
-    let frame = this.wsFrames.get(streamJson);
+  /**
+   * The WebSocket text frame for a stream name (`streamJson` is the JSON of the name array), with
+   * its URLs moved by `rebase` when the connection has one.
+   */
+  wsFrame(streamJson: string, rebase: Rebase | null = null): Buffer {
+    const key = rebase ? `${rebase.to} ${streamJson}` : streamJson;
+    let frame = this.wsFrames.get(key);
     if (!frame) {
       // `filters_changed` carries no payload key at all over WebSocket, as Mastodon sends it.
       const payload = this.payload ? `,"payload":${this.payload.escaped}` : '';
-      frame = Buffer.from(`{"stream":${streamJson},"event":${JSON.stringify(this.event)}${payload}}`);
-      this.wsFrames.set(streamJson, frame);
+      const text = `{"stream":${streamJson},"event":${JSON.stringify(this.event)}${payload}}`;
+      frame = Buffer.from(rebase ? rebase.apply(text) : text);
+      this.wsFrames.set(key, frame);
     }
     return frame;
   }
 
-  /** The server-sent event: `event:` and `data:` lines (`data: undefined` without a payload, as Mastodon writes it). */
-  sse(): Buffer {
-    this.sseFrame ??= Buffer.from(`event: ${this.event}\ndata: ${this.payload ? this.payload.text : 'undefined'}\n\n`);
-    return this.sseFrame;
+  /**
+   * The server-sent event: `event:` and `data:` lines (`data: undefined` without a payload, as
+   * Mastodon writes it), with its URLs moved by `rebase` when the connection has one.
+   */
+  sse(rebase: Rebase | null = null): Buffer {
+    this.sseFrames ??= new Map();
+    const key = rebase?.to ?? '';
+    let frame = this.sseFrames.get(key);
+    if (!frame) {
+      const text = `event: ${this.event}\ndata: ${this.payload ? this.payload.text : 'undefined'}\n\n`;
+      frame = Buffer.from(rebase ? rebase.apply(text) : text);
+      this.sseFrames.set(key, frame);
+    }
+    return frame;
   }
 }

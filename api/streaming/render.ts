@@ -1,5 +1,6 @@
 import type { Deps } from '../core/deps.js';
 import { filterResultsFor, loadActiveFilters } from '../core/filters/active.js';
+import { QUOTE_FLAGS, quotePermission } from '../core/statuses/quote-policy.js';
 import { loadStatusViews, type StatusView } from '../core/statuses/views.js';
 import { viewerFlagsAmong, type ViewerFlagsRow } from '../db/repos/streaming.js';
 import type { FilterContext, MastodonFilterResult } from '../serializers/filter.js';
@@ -11,13 +12,18 @@ import { Payload } from './message.js';
  * it is serialized once (public and hashtag streams send it as is, with `filtered` added for
  * viewers who have filters, as Mastodon's streaming server does). Per-viewer payloads (home,
  * lists) append the viewer's flags and filter results to that same text: the REST serializer
- * writes the flags last, so the result is byte for byte what REST answers for that viewer. Only
- * statuses with a poll (whose `voted`/`own_votes` are per viewer) are rendered per viewer in full.
+ * writes the flags last, so the result is byte for byte what REST answers for that viewer; the
+ * QuoteApproval's `current_user` is set for the viewer in the same text. Only statuses with a poll
+ * (whose `voted`/`own_votes` are per viewer), a quote (the quoted status has the viewer's flags and
+ * state), or a quote policy that depends on who follows whom are rendered per viewer in full.
  */
 
 const bool = (v: number | undefined) => (v === 1 ? 'true' : 'false');
 // A marker that JSON.stringify keeps as one unique string literal, to cut the reblog out.
 const REBLOG_SLOT = '\u0001reblog\u0001';
+// The anonymous QuoteApproval's `current_user`; quotes inside strings are escaped, so only the entity has it.
+const ANONYMOUS_QUOTE_USER = '"current_user":"denied"';
+const NO_RELATION = { followsAuthor: false, followedByAuthor: false };
 
 /** The hide/warn decision of a viewer's filters for one status in one context. */
 export interface FilterDecision {
@@ -38,7 +44,10 @@ export class StatusRender {
   readonly anonymous: Payload;
   private readonly flagsTargetId: string;
   private readonly flagsConversationId: string | null;
-  private readonly hasPoll: boolean;
+  /** Rendered per viewer in full (see the class comment). */
+  private readonly perViewer: boolean;
+  /** The head around the status's QuoteApproval `current_user` value, to set it per viewer. */
+  private readonly quoteUserSlot: { before: Payload; after: Payload } | null = null;
   /**
    * Per-viewer payloads are `head` + flags, or for a reblog `head` + the reblogged status's flags +
    * `middle` + the reblog's flags.
@@ -56,7 +65,8 @@ export class StatusRender {
     const proper = view.reblog ?? view;
     this.flagsTargetId = proper.status.id;
     this.flagsConversationId = proper.status.conversation_id;
-    this.hasPoll = proper.poll !== null;
+    const relational = ((proper.quotePolicy.automatic | proper.quotePolicy.manual) & (QUOTE_FLAGS.followers | QUOTE_FLAGS.following)) !== 0;
+    let perViewer = proper.poll !== null || proper.quote !== null || relational;
     if (entity.reblog) {
       const wrapper = JSON.stringify({ ...entity, reblog: REBLOG_SLOT });
       const at = wrapper.indexOf(JSON.stringify(REBLOG_SLOT));
@@ -68,6 +78,15 @@ export class StatusRender {
     } else {
       this.pieces = { head: Payload.of(json.slice(0, -1)), middle: null };
     }
+    const head = this.pieces.head.text;
+    const at = head.indexOf(ANONYMOUS_QUOTE_USER);
+    if (at >= 0 && at === head.lastIndexOf(ANONYMOUS_QUOTE_USER)) {
+      const value = at + ANONYMOUS_QUOTE_USER.length - '"denied"'.length;
+      this.quoteUserSlot = { before: Payload.of(head.slice(0, value)), after: Payload.of(head.slice(value + '"denied"'.length)) };
+    } else {
+      perViewer = true;
+    }
+    this.perViewer = perViewer;
   }
 
   /** Loads and renders a status; null when it is gone. */
@@ -107,14 +126,14 @@ export class StatusRender {
     const out = new Map<string, Payload | null>();
     if (viewerIds.length === 0) return out;
     const flags = new Map<string, ViewerFlagsRow>();
-    if (!this.hasPoll) for (const row of viewerFlagsAmong(this.deps.db, this.flagsTargetId, this.flagsConversationId, viewerIds)) flags.set(row.account_id, row);
+    if (!this.perViewer) for (const row of viewerFlagsAmong(this.deps.db, this.flagsTargetId, this.flagsConversationId, viewerIds)) flags.set(row.account_id, row);
     for (const viewerId of viewerIds) {
       const decision = this.filterDecision(viewerId, context);
       if (decision.hidden) {
         out.set(viewerId, null);
         continue;
       }
-      out.set(viewerId, this.hasPoll ? this.renderInFull(viewerId, decision.results) : this.compose(viewerId, flags.get(viewerId), decision.results));
+      out.set(viewerId, this.perViewer ? this.renderInFull(viewerId, decision.results) : this.compose(viewerId, flags.get(viewerId), decision.results));
     }
     return out;
   }
@@ -126,9 +145,12 @@ export class StatusRender {
     // `pinned` only where the viewer could pin: their own status, not a reblog, not direct.
     const pinnable = proper.status.account_id === viewerId && proper.status.visibility !== 'direct';
     const properFlags = `${common}${pinnable ? `,"pinned":${bool(row?.p)}` : ''}${filtered}}`;
-    if (this.pieces.middle === null) return this.pieces.head.concat(properFlags);
+    // Who may quote it, for this viewer (the author always; others as its policy says).
+    const quoteUser = quotePermission(proper.status, proper.quotePolicy, viewerId, NO_RELATION);
+    const head = quoteUser === 'denied' || !this.quoteUserSlot ? this.pieces.head : this.quoteUserSlot.before.concat(`"${quoteUser}"`, this.quoteUserSlot.after);
+    if (this.pieces.middle === null) return head.concat(properFlags);
     // A reblog reports the flags of the reblogged status, without `pinned`.
-    return this.pieces.head.concat(properFlags, this.pieces.middle, `${common}${filtered}}`);
+    return head.concat(properFlags, this.pieces.middle, `${common}${filtered}}`);
   }
 
   private renderInFull(viewerId: string, results: readonly MastodonFilterResult[]): Payload {

@@ -1,5 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import type { Deps } from '../core/deps.js';
+import { clientBase } from '../util/hosts.js';
 import { authenticateStream, streamingToken } from './auth.js';
 import { channelOfPath, resolveChannel, StreamError } from './channels.js';
 import type { Hub, Subscription, Transport } from './hub.js';
@@ -15,8 +16,8 @@ class SseTransport implements Transport {
     return this.res.writableLength;
   }
 
-  write(_sub: Subscription, message: Outgoing): void {
-    if (!this.res.writableEnded) this.res.write(message.sse());
+  write(sub: Subscription, message: Outgoing): void {
+    if (!this.res.writableEnded) this.res.write(message.sse(sub.session.rebase));
   }
 
   heartbeat(): boolean {
@@ -82,7 +83,8 @@ export function streamingHttp(deps: Deps, hub: () => Hub | null): RequestHandler
       req.socket.setTimeout(0);
       // A first comment line, as Mastodon writes: clients see the stream open at once.
       res.write(':)\n');
-      const session = live.open(auth, new SseTransport(res));
+      // A local-only instance's events carry URLs at the address this request came to.
+      const session = live.open(auth, new SseTransport(res), clientBase(deps.config, req));
       live.subscribe(session, target);
       res.on('close', () => live.forget(session));
     } catch (err) {

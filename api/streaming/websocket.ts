@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Deps } from '../core/deps.js';
+import { clientBase } from '../util/hosts.js';
 import { http } from '../util/node-http.js';
 import { authenticateStream, hostAllowed, streamingToken, type StreamSessionAuth } from './auth.js';
 import { resolveChannel, StreamError, subscriptionKey, type ChannelParams } from './channels.js';
@@ -25,7 +26,7 @@ class WebSocketTransport implements Transport {
 
   write(sub: Subscription, message: Outgoing): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.ws.send(message.wsFrame(sub.streamJson), { binary: false });
+    this.ws.send(message.wsFrame(sub.streamJson, sub.session.rebase), { binary: false });
   }
 
   /** Sends an error as Mastodon does: `{"error": …, "status": …}`; the connection stays open. */
@@ -102,9 +103,9 @@ function subscribe(deps: Deps, hub: Hub, session: Session, stream: unknown, para
   if (hub.subscribe(session, target) === 'limit') throw new StreamError(400, 'Too many subscriptions on this connection');
 }
 
-function connect(deps: Deps, hub: Hub, ws: WebSocket, auth: StreamSessionAuth, query: URLSearchParams): void {
+function connect(deps: Deps, hub: Hub, ws: WebSocket, auth: StreamSessionAuth, query: URLSearchParams, base: string | null): void {
   const transport = new WebSocketTransport(ws);
-  const session = hub.open(auth, transport);
+  const session = hub.open(auth, transport, base);
   ws.on('close', () => hub.forget(session));
   // A network error is followed by 'close'; nothing else to do.
   ws.on('error', () => {});
@@ -146,7 +147,7 @@ export function attachWebSocket(deps: Deps, hub: Hub, server: Server): () => voi
       return;
     }
     socket.on('error', () => {});
-    if (!hostAllowed(deps.config, req.headers.host)) {
+    if (!hostAllowed(deps.config, req)) {
       refuse(socket, 403, 'This host name is not allowed');
       return;
     }
@@ -161,7 +162,9 @@ export function attachWebSocket(deps: Deps, hub: Hub, server: Server): () => voi
       }
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(deps, hub, ws, auth, url.searchParams));
+    // A local-only instance's events carry URLs at the address this connection came to.
+    const base = clientBase(deps.config, req);
+    wss.handleUpgrade(req, socket, head, (ws) => connect(deps, hub, ws, auth, url.searchParams, base));
   };
   server.on('upgrade', onUpgrade);
   return () => {

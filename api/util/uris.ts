@@ -1,7 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
- * Every URL the instance publishes is built here, from one base: the public origin, or the local
- * address when the instance is local-only. Federation publishes these same URLs, so they must not
- * change once an account or status exists.
+ * Every URL the instance publishes is built here, from one base: the public origin, or, when the
+ * instance is local-only, the address each request came to (see UrisScope). Federation publishes
+ * these same URLs, so with a public origin they never change once an account or status exists.
  */
 export interface Uris {
   /** `https://kim.example`, no trailing slash. */
@@ -90,4 +92,77 @@ export function createUris(base: string, options: { remoteMedia?: 'cache' | 'pro
     accountImageProxyUrl: (accountId, kind) => url(`/media_proxy/accounts/${encodeURIComponent(accountId)}/${kind}`),
     emojiProxyUrl: (emojiId) => url(`/media_proxy/emojis/${encodeURIComponent(emojiId)}`),
   };
+}
+
+/** Bases remembered by a UrisScope at most (Host names are allow-listed, but `*` accepts any). */
+const MAX_SCOPED_BASES = 64;
+
+/**
+ * The URL base of a local-only instance, which has no identity of its own to publish: while a
+ * request is served, the URLs follow the address the client used (scheme and host, as
+ * http/middleware/request-base.ts reads them), so that a client behind a TLS proxy or on the
+ * HTTPS listener is never sent elsewhere; outside any request (timed jobs, the streaming
+ * fan-out) they use the listen address. An instance with a public origin never enters a scope.
+ */
+export class UrisScope {
+  private readonly store = new AsyncLocalStorage<Uris>();
+  private readonly byBase = new Map<string, Uris>();
+  private home: Uris;
+
+  constructor(
+    base: string,
+    private readonly options: { remoteMedia?: 'cache' | 'proxy' } = {},
+  ) {
+    this.home = createUris(base, options);
+  }
+
+  /** The URL helpers in force: the current request's, else the listen address's. */
+  get current(): Uris {
+    return this.store.getStore() ?? this.home;
+  }
+
+  /** The URL helpers used outside requests. */
+  get fallback(): Uris {
+    return this.home;
+  }
+
+  /** Sets the base used outside requests (known once the server listens). */
+  setFallback(base: string): void {
+    this.home = createUris(base, this.options);
+    this.byBase.clear();
+  }
+
+  /** The URL helpers for a base, made once. */
+  at(base: string): Uris {
+    if (base === this.home.base) return this.home;
+    let uris = this.byBase.get(base);
+    if (!uris) {
+      if (this.byBase.size >= MAX_SCOPED_BASES) this.byBase.clear();
+      uris = createUris(base, this.options);
+      this.byBase.set(base, uris);
+    }
+    return uris;
+  }
+
+  /** Runs `fn` (and everything it starts) with URLs built from `base`. */
+  run<T>(base: string, fn: () => T): T {
+    return this.store.run(this.at(base), fn);
+  }
+}
+
+/** Rewrites the absolute URLs of one base into another in a text (a rendered JSON event). */
+export interface Rebase {
+  /** The base URLs are rewritten to. */
+  readonly to: string;
+  apply(text: string): string;
+}
+
+/**
+ * How to move a text rendered with URLs of base `from` to base `to`; null when they are the same.
+ * Only whole bases are rewritten: `http://127.0.0.1:7470` is not a prefix of `…:74701`.
+ */
+export function rebase(from: string, to: string): Rebase | null {
+  if (from === to) return null;
+  const pattern = new RegExp(`${from.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\w.:@-])`, 'g');
+  return { to, apply: (text) => (text.includes(from) ? text.replace(pattern, () => to) : text) };
 }

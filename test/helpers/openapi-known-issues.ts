@@ -80,4 +80,63 @@ export const KNOWN_SCHEMA_MISTAKES: SchemaFix[] = [
       if (author) author.url = { ...uriOrEmpty };
     },
   },
+  {
+    why:
+      "The description lacks the v1 notification policy (Mastodon's Api::V1::Notifications::PoliciesController " +
+      'routes GET, PATCH and PUT /api/v1/notifications/policy, answering V1::NotificationPolicy, whose entity the ' +
+      'description does have), so its answers were checked as a Notification under /api/v1/notifications/{id}; and ' +
+      'it lists only GET and PATCH of the v2 policy, though Rails routes the update of a singular resource by PUT too.',
+    apply(spec) {
+      const answer = (schema: string) => ({ responses: { '200': { content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } } } });
+      spec.paths['/api/v1/notifications/policy'] = { get: answer('V1NotificationPolicy'), patch: answer('V1NotificationPolicy'), put: answer('V1NotificationPolicy') };
+      const v2 = spec.paths['/api/v2/notifications/policy'];
+      if (v2) v2.put = answer('NotificationPolicy');
+    },
+  },
+  {
+    why:
+      "Trends::Link is a PreviewCard with its history, so author_url, provider_url and embed_url are '' when the page " +
+      "gives none, as for any card: the trends docs' own example answers \"author_url\": \"\", \"provider_url\": \"\" and " +
+      '"embed_url": "". The description demands URIs.',
+    apply(spec) {
+      const link = (spec.components.schemas as Record<string, { properties: Record<string, unknown> }>).TrendsLink?.properties;
+      const uriOrEmpty = { anyOf: [{ type: 'string', format: 'uri' }, { type: 'string', maxLength: 0 }] };
+      if (link) for (const key of ['author_url', 'provider_url', 'embed_url']) link[key] = { ...uriOrEmpty };
+    },
+  },
+  {
+    why:
+      'Status.quote is "oneOf" Quote and ShallowQuote, but neither schema requires the attribute that tells them ' +
+      'apart, so every Quote ({state, quoted_status}) also passes as a ShallowQuote and oneOf fails. Mastodon always ' +
+      'writes both attributes (REST::QuoteSerializer `quoted_status`, REST::ShallowQuoteSerializer `quoted_status_id`, ' +
+      'null when not shown; the entity docs list them without "optional"), so each schema requires its own.',
+    apply(spec) {
+      const schemas = spec.components.schemas as Record<string, { required?: string[] }>;
+      if (schemas.Quote) schemas.Quote.required = [...new Set([...(schemas.Quote.required ?? []), 'quoted_status'])];
+      if (schemas.ShallowQuote) schemas.ShallowQuote.required = [...new Set([...(schemas.ShallowQuote.required ?? []), 'quoted_status_id'])];
+    },
+  },
+  {
+    why:
+      "The collections' 422 (CustomError422) nests Mastodon's ValidationErrorFormatter output under `error`, with " +
+      '`details` keyed by every attribute that failed (description, language, tag_name…); the description was ' +
+      'generated from the docs\' one example and demands exactly a `name` entry.',
+    apply(spec) {
+      const custom = spec.components.schemas.CustomError422 as { properties: { error: { properties: { details: Record<string, unknown> } } } };
+      const details = custom.properties.error.properties.details;
+      const item = (details.properties as { name?: unknown } | undefined)?.name;
+      if (item) custom.properties.error.properties.details = { type: 'object', additionalProperties: item };
+    },
+  },
+  {
+    why:
+      "oEmbed's `height` is the consumer's `maxheight` as an integer, or null without one (Mastodon's OEmbedSerializer " +
+      'returns `instance_options[:height].presence&.to_i`; oEmbed 1.0 makes width and height integers); the ' +
+      'description types it as a string.',
+    apply(spec) {
+      const oembed = spec.components.schemas.OEmbedResponse as { properties: Record<string, { type: unknown }> };
+      const height = oembed.properties.height;
+      if (height) height.type = ['integer', 'null'];
+    },
+  },
 ];

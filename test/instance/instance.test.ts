@@ -99,7 +99,7 @@ describe('GET /api/v1/instance and /api/v2/instance', () => {
     expect(body.configuration.urls.status).toBeNull();
     expect(body.configuration.limited_federation).toBe(false);
     expect(body.registrations).toEqual({ enabled: true, approval_required: false, reason_required: false, message: null, min_age: null, url: null });
-    expect(body.api_versions).toEqual({ mastodon: 6 });
+    expect(body.api_versions).toEqual({ mastodon: 7 });
     expect(body.usage.users.active_month).toBe(2);
     expect(body.thumbnail).toEqual({ url: `${inst.url}/instance/thumbnail.png` });
     expect(Array.isArray(body.icon)).toBe(true);

@@ -187,7 +187,8 @@ describe('notifications v2: grouped as Mastodon groups them', () => {
     expect(accounts.status).toBe(200);
     expect(accounts.body.map((a: any) => a.id)).toEqual([fan(2).accountId, fan(1).accountId, fan(0).accountId]);
 
-    expect((await fan(0).client.post(`/api/v2/notifications/${favKey}/dismiss`)).status).toBe(200);
+    // Not fan0's group: 404, and alice's stays.
+    expect((await fan(0).client.post(`/api/v2/notifications/${favKey}/dismiss`)).status).toBe(404);
     expect((await grouped()).body.notification_groups).toHaveLength(2);
     const dismissed = await alice.client.post(`/api/v2/notifications/${favKey}/dismiss`);
     expect(dismissed.status).toBe(200);
@@ -239,9 +240,10 @@ describe('notifications v2: grouped as Mastodon groups them', () => {
     expect((await alice.client.get('/api/v2/notifications/follow-1', { token: write })).status).toBe(403);
     expect((await alice.client.get('/api/v2/notifications', { token: read })).status).toBe(200);
     expect((await alice.client.post('/api/v2/notifications/follow-1/dismiss', undefined, { token: read })).status).toBe(403);
-    expect((await alice.client.post('/api/v2/notifications/follow-1/dismiss', undefined, { token: write })).status).toBe(200);
+    // Past the token checks, a group key alice does not have is 404.
+    expect((await alice.client.post('/api/v2/notifications/follow-1/dismiss', undefined, { token: write })).status).toBe(404);
     expect((await alice.client.get('/api/v2/notifications/follow-1/accounts', { token: inst.tokenFor(alice, 'read:statuses') })).status).toBe(403);
-    expect((await alice.client.get('/api/v2/notifications/follow-1/accounts', { token: read })).status).toBe(200);
+    expect((await alice.client.get('/api/v2/notifications/follow-1/accounts', { token: read })).status).toBe(404);
     expect((await inst.anon.post('/api/v2/notifications/follow-1/dismiss')).status).toBe(401);
   });
 });

@@ -54,9 +54,9 @@ describe('authorization code flow (pages)', () => {
     expect(res.body).toMatchObject({ token_type: 'Bearer', scope: 'read write' });
     expect(Math.abs(res.body.created_at - Date.now() / 1000)).toBeLessThan(60);
     expect(typeof res.body.refresh_token).toBe('string');
-    const who = await inst.anon.get('/oauth/userinfo', { token: res.body.access_token });
+    const who = await inst.anon.get('/api/v1/accounts/verify_credentials', { token: res.body.access_token });
     expect(who.status).toBe(200);
-    expect(who.body.preferred_username).toBe('alice');
+    expect(who.body.username).toBe('alice');
   });
 
   it('keeps the browser signed in: the next authorization goes straight to consent, unless force_login', async () => {

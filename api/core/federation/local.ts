@@ -16,6 +16,7 @@ import { generateActorKeys, generateActorKeysAsync } from '../accounts/create.js
 import type { Deps } from '../deps.js';
 import { findPollsByStatusIds } from '../../db/repos/status-polls.js';
 import type { PollRow } from '../../db/repos/polls.js';
+import { loadNoteQuoting, type NoteQuoting } from '../statuses/quote-notes.js';
 
 /** Reads federation needs about local accounts and statuses (dispatchers and delivery). */
 
@@ -73,6 +74,8 @@ export interface NoteContext {
   parents: Map<string, { status: StatusRow; author: AccountRow }>;
   /** Polls by status id (a status with a poll federates as a Question). */
   polls: Map<string, PollRow>;
+  /** Quotes and quote policies by status id (core/statuses/quote-notes.ts). */
+  quoting: NoteQuoting;
 }
 
 /** Loads what `toApNote` needs for a batch of statuses, in a few queries. */
@@ -102,7 +105,7 @@ export function loadNoteContext(deps: Deps, statuses: readonly StatusRow[]): Not
   for (const t of findTagsByStatusIds(deps.db, ids)) tags.set(t.status_id, [...(tags.get(t.status_id) ?? []), t.name]);
   const media = new Map<string, MediaRow[]>();
   for (const m of findMediaByStatusIds(deps.db, ids)) if (m.status_id) media.set(m.status_id, [...(media.get(m.status_id) ?? []), m]);
-  return { mentions, tags, media, parents, polls: findPollsByStatusIds(deps.db, ids) };
+  return { mentions, tags, media, parents, polls: findPollsByStatusIds(deps.db, ids), quoting: loadNoteQuoting(deps, statuses) };
 }
 
 /** A page of a local account's public statuses for its outbox. */

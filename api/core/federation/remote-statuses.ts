@@ -22,6 +22,7 @@ import type { Deps } from '../deps.js';
 import { insertPoll } from '../../db/repos/polls.js';
 import { setRemotePollCounts } from '../../db/repos/federation.js';
 import { deleteStatus, reblogTargetOf } from '../statuses/delete.js';
+import { saveRemoteQuoting, updateRemoteQuoting, type RemoteQuotingData } from '../statuses/quotes-remote.js';
 import { saveMentions, saveTags } from '../statuses/text.js';
 
 /** An attachment of a remote status, as federation read it. */
@@ -53,6 +54,8 @@ export interface RemoteNoteData {
   updated: number | null;
   /** The poll of a Question, or null. */
   poll?: RemotePollData | null;
+  /** Its quote and quote policy (core/statuses/quotes-remote.ts); absent: not read. */
+  quoting?: RemoteQuotingData | null;
 }
 
 /** A remote poll (Question) as federation read it: options with their tallies as last reported. */
@@ -126,6 +129,7 @@ export function createRemoteStatus(
     });
     saveMentions(deps, id, mentioned, []);
     saveTags(deps, id, data.tags, at);
+    saveRemoteQuoting(deps, id, author, data.quoting, at);
     data.attachments.slice(0, 16).forEach((a, position) => {
       insertRemoteMedia(db, {
         id: newId(at),
@@ -189,6 +193,8 @@ export function updateRemoteStatus(deps: Deps, author: AccountRow, data: RemoteN
   const db = deps.db;
   const status = findStatusByUri(db, data.uri);
   if (!status || status.account_id !== author.id) return null;
+  // Quote and quote policy changes apply even when the text is unchanged.
+  updateRemoteQuoting(deps, status, author, data.quoting);
   const at = now();
   const content = sanitizeRemoteHtml(data.content);
   // A poll's tallies (Update of a Question) are stored as reported; unchanged text is no edit.

@@ -11,6 +11,8 @@ import { now } from '../../util/clock.js';
 import { minIdAtTime, newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
 import { notificationsSuppressed } from '../relationships/exclusions.js';
+import { policyVerdict } from './policy.js';
+import { noteFilteredNotification, REQUEST_TYPES } from './requests.js';
 import { GROUPABLE_TYPES, type NotificationType } from './types.js';
 
 /** What a new notification is: who gets it, who caused it, and about which status. */
@@ -53,8 +55,10 @@ export function computeGroupKey(deps: Deps, recipientId: string, type: Notificat
  * Creates a notification unless Mastodon would not: the recipient is not local, it is about the
  * recipient's own action (except the few types allowed), the sender is blocked either way, on a
  * domain the recipient blocks or muted with notifications hidden, the recipient muted the status's
- * conversation, or the same notification already exists. An `update` replaces the recipient's
- * earlier update notification about the same status. Emits `notification.created`.
+ * conversation, the recipient's notification policy drops it (policy.ts), or the same notification
+ * already exists. An `update` replaces the recipient's earlier update notification about the same
+ * status. A notification the policy filters is stored as filtered (a mention or quote opens or
+ * updates the sender's request) and announced to no one; any other emits `notification.created`.
  * Returns the row, or null when nothing was created.
  */
 export function createNotification(deps: Deps, input: NewNotification): NotificationRow | null {
@@ -63,12 +67,13 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
   if (!localAccountIdsAmong(deps.db, [input.recipientId]).has(input.recipientId)) return null;
   // Blocks either way, a blocked domain, or a mute that hides notifications (exclusions.ts).
   if (notificationsSuppressed(deps, input.recipientId, input.fromAccountId)) return null;
-  if (statusId !== null) {
-    const status = findStatusById(deps.db, statusId);
-    if (!status) return null;
-    // A muted thread sends no notifications about its statuses.
-    if (status.conversation_id !== null && findMutedConversations(deps.db, input.recipientId, [status.conversation_id]).size > 0) return null;
-  }
+  const status = statusId === null ? null : findStatusById(deps.db, statusId);
+  if (status === undefined) return null;
+  // A muted thread sends no notifications about its statuses.
+  if (status && status.conversation_id !== null && findMutedConversations(deps.db, input.recipientId, [status.conversation_id]).size > 0) return null;
+  const verdict = policyVerdict(deps, { recipientId: input.recipientId, fromAccountId: input.fromAccountId, type: input.type, status });
+  if (verdict === 'drop') return null;
+  const filtered = verdict === 'filter';
   const at = now();
   const row = deps.db.transaction((): NotificationRow | null => {
     if (input.type === 'update') {
@@ -77,6 +82,7 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
       // (Each report is its own notification, even from the same reporter.)
       return null;
     }
+    if (filtered && REQUEST_TYPES.includes(input.type)) noteFilteredNotification(deps, input.recipientId, input.fromAccountId, at);
     const id = newId(at);
     const created: NotificationRow = {
       id,
@@ -87,10 +93,11 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
       report_id: input.reportId ?? null,
       group_key: computeGroupKey(deps, input.recipientId, input.type, statusId, id, at),
       created_at: at,
+      filtered: filtered ? 1 : 0,
     };
     insertNotification(deps.db, created);
     return created;
   });
-  if (row) deps.events.emit('notification.created', { notificationId: row.id, accountId: row.account_id, type: row.type });
+  if (row && !filtered) deps.events.emit('notification.created', { notificationId: row.id, accountId: row.account_id, type: row.type });
   return row;
 }

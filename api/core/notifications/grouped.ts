@@ -7,6 +7,7 @@ import {
   groupSampleAccounts,
   listNotifications,
   notificationsOfGroup,
+  notificationsOfGroupPage,
   summarizeGroups,
   type IdBounds,
   type NotificationRow,
@@ -157,24 +158,57 @@ export function getNotificationGroup(deps: Deps, viewerId: string, groupKey: str
   return group;
 }
 
-/** Dismisses every notification of a group (nothing to dismiss is not an error, as in Mastodon). */
-export function dismissNotificationGroup(deps: Deps, viewerId: string, groupKey: string): void {
+/**
+ * One page of the viewer's notifications under a group key, newest first, keyset-paged by
+ * notification id; 404 when the viewer has no notification under that key at all.
+ */
+function groupPage(deps: Deps, viewerId: string, groupKey: string, page: PageBounds): NotificationRow[] {
   if (groupKey.startsWith('ungrouped-')) {
-    const id = groupKey.slice('ungrouped-'.length);
-    if (isId(id)) deleteNotification(deps.db, viewerId, id);
+    const [row] = notificationsByGroupKey(deps, viewerId, groupKey);
+    if (!row) throw notFound();
+    const id = BigInt(row.id);
+    const inside =
+      (!page.maxId || id < BigInt(page.maxId)) && (!page.sinceId || id > BigInt(page.sinceId)) && (!page.minId || id > BigInt(page.minId));
+    return inside && page.limit > 0 ? [row] : [];
+  }
+  const rows = notificationsOfGroupPage(deps.db, viewerId, groupKey, page);
+  if (rows.length === 0 && notificationsOfGroupPage(deps.db, viewerId, groupKey, { limit: 1 }).length === 0) throw notFound();
+  return rows;
+}
+
+/** Dismisses every notification of a group; 404 when the viewer has none under that key. */
+export function dismissNotificationGroup(deps: Deps, viewerId: string, groupKey: string): void {
+  groupPage(deps, viewerId, groupKey, { limit: 1 });
+  if (groupKey.startsWith('ungrouped-')) {
+    deleteNotification(deps.db, viewerId, groupKey.slice('ungrouped-'.length));
     return;
   }
   deleteNotificationGroup(deps.db, viewerId, groupKey);
 }
 
-/** The accounts behind a group's notifications, most recent first, each once (none for an unknown group, as Mastodon). */
-export function notificationGroupAccountIds(deps: Deps, viewerId: string, groupKey: string): string[] {
-  return [...new Set(notificationsByGroupKey(deps, viewerId, groupKey).map((r) => r.from_account_id))];
+/** A page of the accounts behind a group's notifications. */
+export interface GroupAccountPage {
+  /** The accounts, most recent notification first, each once. */
+  accountIds: string[];
+  /** Newest and oldest notification ids of the page (the Link header's cursors); null when empty. */
+  range: { first: string; last: string } | null;
+}
+
+/**
+ * The accounts behind a group's notifications, one page at a time as Mastodon pages them (by
+ * notification id, newest first); 404 when the viewer has no notification under that key.
+ */
+export function notificationGroupAccountPage(deps: Deps, viewerId: string, groupKey: string, page: PageBounds): GroupAccountPage {
+  const rows = groupPage(deps, viewerId, groupKey, page);
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  return { accountIds: [...new Set(rows.map((r) => r.from_account_id))], range: first && last ? { first: first.id, last: last.id } : null };
 }
 
 /** How many groups have notifications newer than the viewer's notifications marker, at most `limit`. */
 export function unreadGroupCount(deps: Deps, viewerId: string, query: GroupedQuery, limit: number): number {
-  const filter = toFilter(query);
+  // Filtered notifications are never unread (Mastodon's count takes no include_filtered).
+  const filter = toFilter({ ...query, includeFiltered: false });
   if (filter.types?.length === 0) return 0;
   return countGroupsAfter(deps.db, viewerId, filter, resolveGroupedTypes(query.groupedTypes), notificationsReadUpTo(deps, viewerId), limit);
 }

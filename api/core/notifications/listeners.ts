@@ -12,6 +12,7 @@ import { findPollById } from '../../db/repos/polls.js';
 import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
 import type { Deps } from '../deps.js';
 import { staffToNotifyOfReport } from '../reports/reports.js';
+import { quoteNotificationListeners } from '../statuses/quote-notifications.js';
 import { createNotification } from './create.js';
 
 /** Mention notifications for the local accounts a status mentions in its text (silent mentions do not notify). */
@@ -58,6 +59,8 @@ function localAuthorOf(deps: Deps, statusId: string): StatusRow | undefined {
  */
 export function installNotifications(deps: Deps): () => void {
   const offs = [
+    // Quote posts: `quote` and `quoted_update` (core/statuses/quote-notifications.ts).
+    ...quoteNotificationListeners(deps),
     deps.events.on('status.created', ({ statusId }) => {
       const status = findStatusById(deps.db, statusId);
       // A reblog is also announced as a status; its notification comes from 'reblog.created'.

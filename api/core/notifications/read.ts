@@ -15,23 +15,28 @@ import { notificationsHiddenSql } from '../relationships/exclusions.js';
 import { statusVisibilitySql } from '../statuses/visibility.js';
 import { resolveTypes } from './types.js';
 
-/** The filters of the notification listings (`types[]`, `exclude_types[]`, `account_id`). */
+/** The filters of the notification listings (`types[]`, `exclude_types[]`, `account_id`, `include_filtered`). */
 export interface NotificationQuery {
   types?: readonly string[] | undefined;
   excludeTypes?: readonly string[] | undefined;
   accountId?: string | undefined;
+  /** Also the notifications the viewer's policy filtered. */
+  includeFiltered?: boolean | undefined;
 }
 
 /**
  * The repository filter for a query. Notifications about a status the recipient may no longer see
  * (e.g. a private post after unfollowing) are left out by the one visibility rule set, and those
  * from accounts the recipient's blocks, domain blocks and notification mutes hide by the rules of
- * relationships/exclusions.ts.
+ * relationships/exclusions.ts. Notifications the viewer's policy filtered are left out unless
+ * asked for, or unless the listing is of one sender's notifications (as Mastodon lists them for a
+ * notification request).
  */
 export function toFilter(query: NotificationQuery): NotificationFilter {
   return {
     types: resolveTypes(query.types, query.excludeTypes),
     fromAccountId: query.accountId,
+    includeFiltered: query.includeFiltered === true || query.accountId !== undefined,
     statusVisibleSql: statusVisibilitySql('s'),
     fromAccountHiddenSql: notificationsHiddenSql('notifications.from_account_id'),
   };
@@ -75,7 +80,8 @@ export function clearAllNotifications(deps: Deps, viewerId: string): void {
 
 /** How many notifications are newer than the viewer's notifications marker (all without one), at most `limit`. */
 export function unreadNotificationCount(deps: Deps, viewerId: string, query: NotificationQuery, limit: number): number {
-  const filter = toFilter(query);
+  // Filtered notifications are never unread (Mastodon's count takes no include_filtered).
+  const filter = toFilter({ ...query, includeFiltered: false });
   if (filter.types?.length === 0) return 0;
   return countNotificationsAfter(deps.db, viewerId, filter, notificationsReadUpTo(deps, viewerId), limit);
 }

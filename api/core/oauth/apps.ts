@@ -158,3 +158,30 @@ export function authenticateClient(deps: Deps, clientId: string | undefined, cli
   const match = given.length === stored.length && timingSafeEqual(given, stored);
   return app && match ? app : null;
 }
+
+/** The client id of the application that tokens made by `hearth token` belong to. */
+export const CLI_CLIENT_ID = 'hearth-cli';
+
+/**
+ * The command line's application (made by migration 0085; made again here if it was deleted),
+ * so that its tokens answer apps/verify_credentials. Its secret is never known: nobody can use
+ * it as a client.
+ */
+export function commandLineApplication(deps: Deps): AppRow {
+  const existing = findAppByClientId(deps.db, CLI_CLIENT_ID);
+  if (existing) return existing;
+  const at = now();
+  const app: AppRow = {
+    id: newId(at),
+    name: 'Hearth command line',
+    website: null,
+    redirect_uris: OOB_REDIRECT_URI,
+    scopes: 'profile read write follow push admin:read admin:write',
+    client_id: CLI_CLIENT_ID,
+    client_secret: hashSecret(randomSecret()),
+    owner_user_id: null,
+    created_at: at,
+  };
+  insertApp(deps.db, app);
+  return app;
+}

@@ -59,3 +59,38 @@ export class OAuthError extends ApiError {
 export function oauthError(code: OAuthErrorCode, options?: { status?: number; description?: string }): OAuthError {
   return new OAuthError(code, options);
 }
+
+/** Why a bearer token was refused, in Doorkeeper's terms. */
+export type InvalidTokenReason = 'unknown' | 'revoked' | 'expired';
+
+// Doorkeeper's descriptions of an invalid token, which Mastodon sends as the error text too.
+const INVALID_TOKEN: Record<InvalidTokenReason, string> = {
+  unknown: 'The access token is invalid',
+  revoked: 'The access token was revoked',
+  expired: 'The access token expired',
+};
+
+/**
+ * A missing, unknown, revoked or expired bearer token on a route that looks at tokens: 401 with
+ * the description as the error text, and the `WWW-Authenticate` challenge Mastodon's OAuth
+ * library (Doorkeeper) sends with it (RFC 6750 §3).
+ */
+export class InvalidTokenError extends ApiError {
+  readonly reason: InvalidTokenReason;
+
+  constructor(reason: InvalidTokenReason = 'unknown') {
+    super(401, INVALID_TOKEN[reason]);
+    this.name = 'InvalidTokenError';
+    this.reason = reason;
+  }
+
+  /** The `WWW-Authenticate` header value, exactly as Doorkeeper writes it. */
+  get challenge(): string {
+    return `Bearer realm="Doorkeeper", error="invalid_token", error_description="${this.message}"`;
+  }
+}
+
+/** Shorthand for throwing an InvalidTokenError. */
+export function invalidToken(reason: InvalidTokenReason = 'unknown'): InvalidTokenError {
+  return new InvalidTokenError(reason);
+}

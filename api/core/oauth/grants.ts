@@ -8,10 +8,17 @@ import { appScopes, authenticateClient, DEFAULT_SCOPE, scopesWithin } from './ap
 import { oauthError } from './errors.js';
 import { parseScopes } from './scopes.js';
 import { hashSecret, issueToken, type IssuedToken } from './tokens.js';
-import { userRefusal } from './web-sessions.js';
+import { userRefusal, verifyLogin } from './web-sessions.js';
 
-/** The grant types `/oauth/token` accepts. The password grant is gone from Mastodon, so not here. */
+/**
+ * The grant types `/oauth/token` advertises (in the OAuth metadata, as Mastodon's documentation
+ * shows it). The password grant is accepted too, for the command-line clients that still use it
+ * (toot's login_cli), but not advertised: Mastodon recommends against it.
+ */
 export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
+
+/** Every grant type `/oauth/token` accepts. */
+const ACCEPTED: readonly string[] = [...GRANT_TYPES, 'password'];
 
 /** Parameters of `POST /oauth/token`, as strings (absent when not given). */
 export interface TokenParams {
@@ -23,6 +30,9 @@ export interface TokenParams {
   code_verifier?: string | undefined;
   scope?: string | undefined;
   refresh_token?: string | undefined;
+  /** The password grant's login (Mastodon: the e-mail address; Hearth also takes the username). */
+  username?: string | undefined;
+  password?: string | undefined;
 }
 
 /** Mastodon's Token entity (plus `refresh_token` when one was issued). */
@@ -50,12 +60,13 @@ function missing(name: string) {
 }
 
 /**
- * `POST /oauth/token`: checks the grant type, authenticates the client, then runs the grant.
- * Errors are OAuthErrors (400, or 401 for a client that failed to authenticate).
+ * `POST /oauth/token`: checks the grant type, authenticates the client, then runs the grant (the
+ * password grant asynchronously: it checks a password). Errors are OAuthErrors (400, or 401 for a
+ * client that failed to authenticate).
  */
-export function grantToken(deps: Deps, params: TokenParams): TokenResponse {
+export function grantToken(deps: Deps, params: TokenParams): TokenResponse | Promise<TokenResponse> {
   if (!params.grant_type) throw missing('grant_type');
-  if (!(GRANT_TYPES as readonly string[]).includes(params.grant_type)) throw oauthError('unsupported_grant_type');
+  if (!ACCEPTED.includes(params.grant_type)) throw oauthError('unsupported_grant_type');
   const app = authenticateClient(deps, params.client_id, params.client_secret);
   if (!app) throw oauthError('invalid_client');
   switch (params.grant_type) {
@@ -63,9 +74,26 @@ export function grantToken(deps: Deps, params: TokenParams): TokenResponse {
       return exchangeCode(deps, app, params);
     case 'client_credentials':
       return clientCredentials(deps, app, params);
+    case 'password':
+      return passwordGrant(deps, app, params);
     default:
       return refresh(deps, app, params);
   }
+}
+
+/**
+ * The password grant as Mastodon accepted it: the client authenticates, the login and password
+ * must be right (else invalid_grant, whichever was wrong), then the scopes (the app's default
+ * when none are asked) must be within the app's. A user whose e-mail address is unconfirmed or
+ * who awaits approval gets a token, as on Mastodon, and the methods that need a user tell them so
+ * (403). A disabled or suspended user gets none: Hearth would refuse the token (401) anyway.
+ */
+async function passwordGrant(deps: Deps, app: AppRow, params: TokenParams): Promise<TokenResponse> {
+  const user = params.username && params.password ? await verifyLogin(deps, params.username, params.password) : null;
+  if (!user || userRefusal(deps, user) === 'disabled') throw oauthError('invalid_grant');
+  const scopes = parseScopes(params.scope?.trim() ? params.scope : DEFAULT_SCOPE);
+  if (!scopesWithin(scopes, appScopes(app))) throw oauthError('invalid_scope');
+  return toTokenResponse(issueToken(deps, { applicationId: app.id, userId: user.id, scopes, withRefresh: true }));
 }
 
 /** The PKCE S256 transform: base64url(SHA-256(verifier)). */

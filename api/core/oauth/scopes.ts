@@ -98,14 +98,19 @@ export function parseScopes(value: string | undefined | null): string[] {
 
 /**
  * True when the granted scopes cover the required one: a high-level scope covers its granular
- * scopes (`read` covers `read:statuses`, `follow` covers `write:blocks`, …), and `read`/`write`
- * also satisfy a route that asks for `profile`.
+ * scopes (`read` covers `read:statuses`, `follow` covers `write:blocks`, …). `profile` is covered
+ * by nothing else: a route that also takes `read:accounts` (verify_credentials) says so, and
+ * `/oauth/userinfo` takes only `profile`, as Mastodon's routes declare them.
  */
 export function scopeCovers(granted: ReadonlySet<string>, required: string): boolean {
   if (granted.has(required)) return true;
-  for (const [parent, children] of Object.entries(GRANULAR)) {
-    if (granted.has(parent) && children.includes(required)) return true;
-  }
-  if (required === 'profile' && (granted.has('read') || granted.has('read:accounts'))) return true;
+  const parents = PARENTS.get(required);
+  if (parents) for (const parent of parents) if (granted.has(parent)) return true;
   return false;
+}
+
+// The high-level scopes that cover each granular scope (checked on every request: no walk).
+const PARENTS = new Map<string, string[]>();
+for (const [parent, children] of Object.entries(GRANULAR)) {
+  for (const child of children) PARENTS.set(child, [...(PARENTS.get(child) ?? []), parent]);
 }

@@ -7,6 +7,7 @@ import { findUserById, type UserRow } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
 import { newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
+import type { InvalidTokenReason } from './errors.js';
 import { parseScopes } from './scopes.js';
 
 /** Who is calling: the token, its scopes and, for user tokens, the user and their account. */
@@ -67,7 +68,7 @@ const CACHE_ENTRIES = 500;
 const CACHE_TTL_MS = 60_000;
 
 interface CachedAuth {
-  auth: AuthContext;
+  check: { auth: AuthContext; refusal: null };
   cachedAt: number;
 }
 
@@ -100,43 +101,63 @@ function authCache(db: Db): AuthCache {
   return cache;
 }
 
+/** A bearer token resolved: its caller, or why it was refused. */
+export type TokenCheck = { auth: AuthContext; refusal: null } | { auth: null; refusal: InvalidTokenReason };
+
+const UNKNOWN: TokenCheck = { auth: null, refusal: 'unknown' };
+const EXPIRED: TokenCheck = { auth: null, refusal: 'expired' };
+
 /**
  * Resolves a bearer token to its caller, or null when the token is unknown, revoked or expired,
  * or belongs to a user who may not use the API (disabled, or an account that is suspended).
- * Callers are cached by token hash for as long as the database has not changed (and a minute at
- * most); expiry is checked on every call.
+ * Callers are cached for as long as the database has not changed (and a minute at most); expiry
+ * is checked on every call.
  */
 export function authenticate(deps: Deps, accessToken: string): AuthContext | null {
-  const tokenHash = hashSecret(accessToken);
-  const at = now();
-  const cache = authCache(deps.db);
-  const hit = cache.entries.get(tokenHash);
-  let auth: AuthContext | null;
-  if (hit && at - hit.cachedAt < CACHE_TTL_MS && at >= hit.cachedAt) {
-    auth = hit.auth;
-    if (auth.token.expires_at !== null && auth.token.expires_at <= at) return null;
-  } else {
-    auth = loadAuth(deps, tokenHash, at);
-    if (!auth) return null;
-    if (cache.entries.size >= CACHE_ENTRIES) cache.entries.clear();
-    cache.entries.set(tokenHash, { auth, cachedAt: at });
-  }
-  touch(deps, cache, auth.token, at);
-  return auth;
+  return checkToken(deps, accessToken).auth;
 }
 
-function loadAuth(deps: Deps, tokenHash: string, at: number): AuthContext | null {
+/**
+ * As `authenticate`, with the reason of a refusal (Doorkeeper's: revoked, expired, or unknown,
+ * which covers a token of a user who may not sign in). A cached caller costs a map lookup and a
+ * change stamp that the request's other caches share (see changeStamp): no query, no hash.
+ */
+export function checkToken(deps: Deps, accessToken: string): TokenCheck {
+  const at = now();
+  const cache = authCache(deps.db);
+  // Keyed by the token itself: a hit costs no hash. Only the hash is ever stored (a copy of the
+  // database gives no token away); a token in this process's memory for a minute at most is no
+  // more exposed than the requests that carry it.
+  const hit = cache.entries.get(accessToken);
+  let check: TokenCheck;
+  if (hit && at - hit.cachedAt < CACHE_TTL_MS && at >= hit.cachedAt) {
+    const expiresAt = hit.check.auth.token.expires_at;
+    if (expiresAt !== null && expiresAt <= at) return EXPIRED;
+    check = hit.check;
+  } else {
+    check = loadAuth(deps, hashSecret(accessToken), at);
+    if (!check.auth) return check;
+    if (cache.entries.size >= CACHE_ENTRIES) cache.entries.clear();
+    cache.entries.set(accessToken, { check, cachedAt: at });
+  }
+  touch(deps, cache, check.auth.token, at);
+  return check;
+}
+
+function loadAuth(deps: Deps, tokenHash: string, at: number): TokenCheck {
   const token = findTokenByHash(deps.db, tokenHash);
-  if (!token || token.revoked_at !== null || (token.expires_at !== null && token.expires_at <= at)) return null;
+  if (!token) return UNKNOWN;
+  if (token.revoked_at !== null) return { auth: null, refusal: 'revoked' };
+  if (token.expires_at !== null && token.expires_at <= at) return EXPIRED;
   let user: UserRow | null = null;
   let account: AccountRow | null = null;
   if (token.user_id !== null) {
     user = findUserById(deps.db, token.user_id) ?? null;
-    if (!user || user.disabled) return null;
+    if (!user || user.disabled) return UNKNOWN;
     account = findAccountById(deps.db, user.account_id) ?? null;
-    if (!account || account.suspended_at !== null) return null;
+    if (!account || account.suspended_at !== null) return UNKNOWN;
   }
-  return { token, scopes: new Set(parseScopes(token.scopes)), applicationId: token.application_id, user, account };
+  return { auth: { token, scopes: new Set(parseScopes(token.scopes)), applicationId: token.application_id, user, account }, refusal: null };
 }
 
 /**

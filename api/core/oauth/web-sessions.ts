@@ -41,13 +41,22 @@ let decoyHash: string | null = null;
  * (the reason is given only with the right password).
  */
 export async function checkCredentials(deps: Deps, login: string, password: string): Promise<SignInResult> {
-  const user = login ? findUserByLogin(deps.db, login.trim().replace(/^@/, '')) : undefined;
-  decoyHash ??= hashPassword(randomSecret());
-  const valid = await verifyPassword(password, user?.password_hash ?? decoyHash);
-  if (!user || !valid) return { ok: false, reason: 'invalid' };
+  const user = await verifyLogin(deps, login, password);
+  if (!user) return { ok: false, reason: 'invalid' };
   const refusal = userRefusal(deps, user);
   if (refusal) return { ok: false, reason: refusal };
   return { ok: true, user };
+}
+
+/**
+ * The user a login (username or e-mail) and password belong to, or null when either is wrong.
+ * An unknown login still costs one password check, so timing does not tell which part was wrong.
+ */
+export async function verifyLogin(deps: Deps, login: string, password: string): Promise<UserRow | null> {
+  const user = login ? findUserByLogin(deps.db, login.trim().replace(/^@/, '')) : undefined;
+  decoyHash ??= hashPassword(randomSecret());
+  const valid = await verifyPassword(password, user?.password_hash ?? decoyHash);
+  return user && valid ? user : null;
 }
 
 /**

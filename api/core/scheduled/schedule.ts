@@ -97,6 +97,9 @@ export function scheduleStatus(
     visibility: prepared.visibility,
     language: params.language ?? null,
     in_reply_to_id: params.in_reply_to_id ?? null,
+    // A quote is published as asked (its target checked again then); the policy only when given.
+    quoted_status_id: params.quoted_status_id ?? null,
+    ...(params.quote_approval_policy ? { quote_approval_policy: params.quote_approval_policy } : {}),
     application_id: applicationId,
     idempotency: null,
     scheduled_at: null,

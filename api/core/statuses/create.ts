@@ -16,11 +16,14 @@ import type { UserRow } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
 import { notFound } from '../../util/errors.js';
 import { newId } from '../../util/ids.js';
-import { getUserSettings } from '../accounts/settings.js';
+import { setQuotePolicy, type QuotePolicyFlags } from '../../db/repos/quotes.js';
+import { getUserSettings, type QuotePolicy } from '../accounts/settings.js';
 import type { Deps } from '../deps.js';
 import { createPollRow, type PollParams } from '../polls/create.js';
 import { groupAudience, processStatusText, saveMentions, saveTags } from './text.js';
 import { checkPollAndMedia, checkText, checkVisibility, loadAttachableMedia, pickLanguage } from './validate.js';
+import { localPolicyFlags, parseQuotePolicy } from './quote-policy.js';
+import { announceAcceptedQuote, attachQuote, checkDirectQuote, quoteInlineHtml, quoteVisibility, resolveQuoteTarget, type QuoteTarget } from './quotes.js';
 import { canViewStatus } from './visibility.js';
 
 /**
@@ -38,6 +41,10 @@ export interface NewStatusParams {
   language?: string | null | undefined;
   in_reply_to_id?: string | null | undefined;
   application_id?: string | null | undefined;
+  /** The status quoted (Mastodon 4.5); it must exist and let the author quote it (404 otherwise). */
+  quoted_status_id?: string | null | undefined;
+  /** Who may quote this status: public, followers or nobody (else the author's default). */
+  quote_approval_policy?: string | null | undefined;
 }
 
 /** A status about to be written, once every rule has passed. */
@@ -50,20 +57,26 @@ export interface PreparedStatus {
   parent: StatusRow | null;
   mediaIds: string[];
   poll: PollParams | null;
+  /** The status it quotes, with its author and what its policy grants. */
+  quote: QuoteTarget | null;
+  /** Who may quote it. */
+  quotePolicy: QuotePolicyFlags;
 }
 
 /** The author's posting defaults, or Mastodon's when the author has no user (remote, tests). */
-function defaults(user: UserRow | null): { privacy: Visibility; sensitive: boolean; language: string | null } {
-  if (!user) return { privacy: 'public', sensitive: false, language: null };
+function defaults(user: UserRow | null): { privacy: Visibility; sensitive: boolean; language: string | null; quotePolicy: QuotePolicy } {
+  if (!user) return { privacy: 'public', sensitive: false, language: null, quotePolicy: 'public' };
   const s = getUserSettings(user);
-  return { privacy: s.default_privacy, sensitive: s.default_sensitive, language: s.default_language };
+  return { privacy: s.default_privacy, sensitive: s.default_sensitive, language: s.default_language, quotePolicy: s.default_quote_policy };
 }
 
 /**
  * Checks a new status's parameters against every rule and resolves the defaults, writing
  * nothing: visibility (else the user's default privacy), text and length, media, poll, language
- * (else the user's default posting language), and the replied-to status, which must exist and be
- * visible to the author (404 otherwise).
+ * (else the user's default posting language), the replied-to status, which must exist and be
+ * visible to the author (404 otherwise), and the quoted status, which the author must be allowed to
+ * quote (404 otherwise; quoting a followers-only status makes the quote followers-only, and a direct
+ * quote must mention the quoted author, 422), with the quote policy (else the user's default).
  */
 export function prepareStatus(deps: Deps, author: AccountRow, user: UserRow | null, params: NewStatusParams): PreparedStatus {
   const d = defaults(user);
@@ -76,7 +89,8 @@ export function prepareStatus(deps: Deps, author: AccountRow, user: UserRow | nu
     text = spoilerText;
     spoilerText = '';
   }
-  const visibility = params.visibility ? checkVisibility(params.visibility) : d.privacy;
+  let visibility = params.visibility ? checkVisibility(params.visibility) : d.privacy;
+  const policy = parseQuotePolicy(params.quote_approval_policy) ?? d.quotePolicy;
   const mediaIds = [...new Set(params.media_ids ?? [])];
   const poll = params.poll ?? null;
   checkPollAndMedia(poll !== null, mediaIds.length > 0);
@@ -88,6 +102,11 @@ export function prepareStatus(deps: Deps, author: AccountRow, user: UserRow | nu
     // A boost cannot be replied to, and neither can what the author may not see.
     if (!parent || parent.reblog_of_id !== null || !canViewStatus(deps, parent, author.id)) throw notFound();
   }
+  const quote = params.quoted_status_id ? resolveQuoteTarget(deps, author, params.quoted_status_id) : null;
+  if (quote) {
+    visibility = quoteVisibility(quote, visibility);
+    checkDirectQuote(deps, quote, author, text, visibility);
+  }
   return {
     text,
     spoilerText,
@@ -97,6 +116,8 @@ export function prepareStatus(deps: Deps, author: AccountRow, user: UserRow | nu
     parent,
     mediaIds: media.map((m) => m.id),
     poll,
+    quote,
+    quotePolicy: localPolicyFlags(policy, visibility),
   };
 }
 
@@ -120,8 +141,9 @@ export interface CreatedStatus {
 /**
  * Posts a status: validates everything first (see `prepareStatus`), then in one transaction
  * writes the status with its conversation, mentions (group members as silent mentions), hashtags,
- * media and poll, bumps the parent's replies_count and the author's statuses_count, remembers the
- * Idempotency-Key; then emits 'status.created'. A repeated Idempotency-Key within an hour returns
+ * media, poll, quote and quote policy, bumps the parent's replies_count and the author's
+ * statuses_count, remembers the Idempotency-Key; then emits 'status.created' (and 'quote.accepted'
+ * for a quote approved at once). A repeated Idempotency-Key within an hour returns
  * the first status and writes nothing. Scheduled statuses are published through this too.
  */
 export function createStatus(
@@ -143,8 +165,10 @@ export function createStatus(
   const at = now();
   const id = newId(at);
   const db = deps.db;
+  // Software that does not show quotes reads a link to the quoted status before the text.
+  const inline = p.quote ? quoteInlineHtml(deps, p.quote, p.text) : '';
 
-  db.transaction(() => {
+  const quote = db.transaction(() => {
     let conversationId: string;
     if (p.parent) {
       // Replies join the parent's thread; a parent without one (remote) starts it now.
@@ -159,7 +183,7 @@ export function createStatus(
       local: 1,
       visibility: p.visibility,
       text: p.text,
-      content: processed.html,
+      content: inline + processed.html,
       spoiler_text: p.spoilerText,
       sensitive: p.sensitive ? 1 : 0,
       language: p.language,
@@ -179,10 +203,13 @@ export function createStatus(
     if (p.parent && (p.visibility === 'public' || p.visibility === 'unlisted')) bumpStatusCounter(db, p.parent.id, 'replies_count', 1);
     if (p.visibility !== 'direct') bumpAccountStatuses(db, author.id, 1, at);
     if (key) insertIdempotencyKey(db, { account_id: author.id, key, status_id: id, scheduled_status_id: null, created_at: at });
+    setQuotePolicy(db, id, p.quotePolicy);
+    return p.quote ? attachQuote(deps, id, author, p.quote, at) : null;
   });
 
   const status = findStatusById(db, id);
   if (!status) throw new Error(`status ${id} vanished after insert`);
   deps.events.emit('status.created', { statusId: id, accountId: author.id });
+  if (quote) announceAcceptedQuote(deps, quote);
   return { status, repeated: false };
 }

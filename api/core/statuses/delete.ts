@@ -1,6 +1,7 @@
 import { findAccountById } from '../../db/repos/accounts.js';
 import { deleteMediaOfStatus } from '../../db/repos/media.js';
 import { findMentionsByStatusIds } from '../../db/repos/mentions.js';
+import { findQuoteOfStatus } from '../../db/repos/quotes.js';
 import {
   bumpAccountStatuses,
   bumpStatusCounter,
@@ -61,7 +62,8 @@ function removeRow(deps: Deps, status: StatusRow, uri: string, mentionedAccountI
  * Deletes one of the account's statuses (or reblogs) and the reblogs of it, in one transaction,
  * and returns it as it was, with its raw `text`, poll and media, so that a client can redraft it.
  * Media stay, detached, for the redraft unless `deleteMedia`. Emits 'status.deleted' for the
- * status and for each of its reblogs. 404 when it is not the account's.
+ * status and for each of its reblogs ('quote.deleted' too when it quoted something). 404 when it
+ * is not the account's.
  */
 export function deleteStatus(deps: Deps, accountId: string, statusId: string, options: { deleteMedia?: boolean } = {}): MastodonStatus {
   const db = deps.db;
@@ -72,6 +74,7 @@ export function deleteStatus(deps: Deps, accountId: string, statusId: string, op
   const uri = uriOf(deps, status);
   const mentioned = findMentionsByStatusIds(db, [status.id]).map((m) => m.account_id);
   const reblogs = findReblogsOf(db, status.id).map((r) => ({ row: r, uri: uriOf(deps, r) }));
+  const quote = findQuoteOfStatus(db, status.id);
 
   const events = db.transaction(() => {
     const out: EventMap['status.deleted'][] = [];
@@ -87,5 +90,6 @@ export function deleteStatus(deps: Deps, accountId: string, statusId: string, op
     }
     deps.events.emit('status.deleted', payload);
   }
+  if (quote) deps.events.emit('quote.deleted', { quoteId: quote.id, statusId: quote.status_id, quotedStatusId: quote.quoted_status_id });
   return entity;
 }

@@ -13,6 +13,9 @@ import { getUserSettings } from '../accounts/settings.js';
 import type { Deps } from '../deps.js';
 import { MEDIA_LIMITS } from '../instance/limits.js';
 import { createPollRow, type PollParams } from '../polls/create.js';
+import { setQuotePolicy } from '../../db/repos/quotes.js';
+import { localPolicyFlags, parseQuotePolicy, policyOf } from './quote-policy.js';
+import { quoteInlineOf } from './quotes.js';
 import { processStatusText, saveMentions, saveTags, groupAudience } from './text.js';
 import { checkPollAndMedia, checkText, loadAttachableMedia, pickLanguage } from './validate.js';
 
@@ -37,6 +40,8 @@ export interface EditStatusParams {
   media_attributes?: readonly MediaAttributes[] | null | undefined;
   /** Already checked by `validatePollParams`; null or absent removes the poll. */
   poll?: PollParams | null | undefined;
+  /** Who may quote it from now on (public, followers, nobody); absent keeps the policy. */
+  quote_approval_policy?: string | null | undefined;
 }
 
 /** One medium as a version records it. */
@@ -85,8 +90,9 @@ function recordVersion(deps: Deps, status: StatusRow, media: readonly MediaSnaps
  * checked before writing; then, in one transaction: the original version is recorded the first
  * time, media are re-attached in the new order with their new descriptions, the poll is
  * replaced (its votes reset when options or multiple change) or removed, the text is re-rendered
- * with its mentions and tags, edited_at is set, and the new version is recorded. An edit that
- * changes nothing writes nothing. Emits 'status.updated'.
+ * with its mentions and tags (after the link to a quoted status, as when posting), edited_at is
+ * set, and the new version is recorded. An edit that changes nothing writes nothing. Emits
+ * 'status.updated'; a change of the quote policy alone is no edit ('status.quote_policy_updated').
  */
 export function editStatus(deps: Deps, author: AccountRow, user: UserRow | null, statusId: string, params: EditStatusParams): StatusRow {
   const db = deps.db;
@@ -138,7 +144,18 @@ export function editStatus(deps: Deps, author: AccountRow, user: UserRow | null,
   const processed = processStatusText(deps, text);
   const statusChanged =
     text !== status.text || spoilerText !== status.spoiler_text || (sensitive ? 1 : 0) !== status.sensitive || language !== status.language;
-  if (!statusChanged && !mediaChanged && !pollChanged) return status;
+  const requested = parseQuotePolicy(params.quote_approval_policy);
+  const policy = requested === null ? null : localPolicyFlags(requested, status.visibility);
+  const current = policyOf(deps, status.id);
+  const policyChanged = policy !== null && (policy.automatic !== current.automatic || policy.manual !== current.manual);
+  if (!statusChanged && !mediaChanged && !pollChanged) {
+    if (policy && policyChanged) {
+      db.transaction(() => setQuotePolicy(db, status.id, policy));
+      deps.events.emit('status.quote_policy_updated', { statusId: status.id, accountId: author.id });
+    }
+    return status;
+  }
+  const inline = quoteInlineOf(deps, status.id, text);
 
   db.transaction(() => {
     if (!hasStatusEdits(db, status.id)) recordVersion(deps, status, mediaSnapshot(oldMedia), oldPollOptions, status.created_at);
@@ -158,7 +175,7 @@ export function editStatus(deps: Deps, author: AccountRow, user: UserRow | null,
     }
     updateStatus(db, status.id, {
       text,
-      content: processed.html,
+      content: inline + processed.html,
       spoiler_text: spoilerText,
       sensitive: sensitive ? 1 : 0,
       language,
@@ -167,6 +184,7 @@ export function editStatus(deps: Deps, author: AccountRow, user: UserRow | null,
     });
     saveMentions(deps, status.id, processed.mentioned, groupAudience(deps, processed.mentioned, author.id));
     saveTags(deps, status.id, processed.tagNames, at);
+    if (policy) setQuotePolicy(db, status.id, policy);
     const updated = findStatusById(db, status.id);
     if (updated) recordVersion(deps, updated, newMediaSnapshot, poll ? poll.options : null, at);
   });

@@ -8,6 +8,7 @@ import { now } from '../../util/clock.js';
 import { notFound } from '../../util/errors.js';
 import type { Deps } from '../deps.js';
 import { presentScheduledStatuses, scheduleStatus } from '../scheduled/schedule.js';
+import { checkAllowedMentions } from './allowed-mentions.js';
 import { createStatus, findIdempotentResult, type NewStatusParams } from './create.js';
 import { presentStatus } from './views.js';
 
@@ -18,14 +19,21 @@ export type PostResult = { kind: 'status'; status: MastodonStatus } | { kind: 's
  * POST /api/v1/statuses: posts now, or schedules when `scheduledAt` is in the future (at least five
  * minutes ahead, else 422; a time already past posts now, as Mastodon does). The Idempotency-Key
  * makes a repeat within an hour return what the first request made, status or scheduled status,
- * without writing anything.
+ * without writing anything. With `allowedMentions`, a status that would mention anyone else is
+ * refused (422 with `unexpected_accounts`).
  */
 export function postStatus(
   deps: Deps,
   account: AccountRow,
   user: UserRow,
   params: NewStatusParams,
-  options: { idempotencyKey?: string | null | undefined; scheduledAt?: number | null | undefined; applicationId: string | null },
+  options: {
+    idempotencyKey?: string | null | undefined;
+    scheduledAt?: number | null | undefined;
+    applicationId: string | null;
+    /** The accounts the client expects the status to mention (`allowed_mentions`); null: no check. */
+    allowedMentions?: readonly string[] | null | undefined;
+  },
 ): PostResult {
   const key = options.idempotencyKey || null;
   if (key) {
@@ -50,6 +58,8 @@ export function postStatus(
     });
     return { kind: 'scheduled', scheduled };
   }
+  // As Mastodon, only a status posted now is checked against `allowed_mentions`.
+  if (options.allowedMentions) checkAllowedMentions(deps, withApp, options.allowedMentions);
   const created = createStatus(deps, account, user, withApp, { idempotencyKey: key });
   const status = presentStatus(deps, created.status.id, account.id);
   if (!status) throw notFound();

@@ -17,6 +17,7 @@ import { extractEmojiShortcodes } from '../../util/text/index.js';
 import { loadAccountViews } from '../accounts/views.js';
 import type { Deps } from '../deps.js';
 import { filterResultsFor } from '../filters/active.js';
+import { loadQuoting } from './quote-views.js';
 
 export type { StatusView } from '../../serializers/status.js';
 
@@ -59,16 +60,21 @@ function loadStatusEmojis(deps: Deps, rows: readonly StatusRow[], authors: Reado
  * Loads everything needed to render a batch of statuses for a viewer, with a fixed number of
  * queries whatever the batch size: the statuses and their reblog targets, authors (through
  * `loadAccountViews`), mentions, tags, media, custom emojis, preview cards, polls with the viewer's
- * votes, applications and the viewer's flags (favourited, reblogged, bookmarked, pinned, muted). Missing ids are absent from
- * the result. Visibility is NOT checked here: callers select visible ids first.
+ * votes, applications and the viewer's flags (favourited, reblogged, bookmarked, pinned, muted),
+ * and quotes (the quoted statuses loaded with the batch, see quote-views.ts). Missing ids are
+ * absent from the result. Visibility is NOT checked here: callers select visible ids first (the
+ * quoted statuses' visibility is judged with the quotes). With `source`, see `presentStatus`.
  */
-export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccountId: string | null): Map<string, StatusView> {
+export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccountId: string | null, options: { source?: boolean } = {}): Map<string, StatusView> {
   const out = new Map<string, StatusView>();
   if (ids.length === 0) return out;
   const db = deps.db;
   const rows = findStatusesByIds(db, ids);
   const targetIds = [...rows.values()].map((r) => r.reblog_of_id).filter((id): id is string => id !== null && !rows.has(id));
   if (targetIds.length > 0) for (const [id, row] of findStatusesByIds(db, targetIds)) rows.set(id, row);
+  // Quoted statuses are loaded with the batch (and rendered inside their quotes, one level deep).
+  const quoting = loadQuoting(deps, rows, viewerAccountId, options.source ?? false);
+  for (const [id, row] of quoting.nested) rows.set(id, row);
   const all = [...rows.values()];
   const allIds = all.map((r) => r.id);
 
@@ -97,10 +103,18 @@ export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccoun
   }
   const at = now();
 
-  const build = (row: StatusRow, reblog: StatusView | null): StatusView | null => {
+  const build = (row: StatusRow, reblog: StatusView | null, nested = false): StatusView | null => {
     const author = accounts.get(row.account_id);
     const account = accountViews.get(row.account_id);
     if (!author || !account) return null;
+    const shown = quoting.quoteOf(row);
+    let quote: StatusView['quote'] = null;
+    if (shown) {
+      // A quoted status shows its own quote as a ShallowQuote: quotes are never nested deeper.
+      const quotedRow = !nested && shown.quotedStatusId !== null ? rows.get(shown.quotedStatusId) : undefined;
+      const quoted = quotedRow && quotedRow.reblog_of_id === null ? build(quotedRow, null, true) : null;
+      quote = { state: shown.state, quotedStatusId: shown.quotedStatusId, quoted, shallow: nested };
+    }
     const poll = polls.get(row.id) ?? null;
     const mentioned = (mentions.get(row.id) ?? []).map((m) => accounts.get(m.account_id)).filter((a): a is AccountRow => a !== undefined);
     const mediaRows: MediaRow[] = media.get(row.id) ?? [];
@@ -129,6 +143,10 @@ export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccoun
           }
         : null,
       at,
+      quote,
+      quotesCount: quoting.quotesCount(row.id),
+      quotePolicy: quoting.policyOf(row.id),
+      quoteApproval: quoting.approval(row),
     };
   };
 
@@ -189,9 +207,12 @@ export function presentStatuses(deps: Deps, ids: readonly string[], viewerAccoun
   return out;
 }
 
-/** One Status entity (or undefined when missing); with `source`, the raw text is included (redraft). */
+/**
+ * One Status entity (or undefined when missing); with `source`, the raw text is included and the
+ * quoted status is named whatever the quote's state (the answer to DELETE, for redraft).
+ */
 export function presentStatus(deps: Deps, id: string, viewerAccountId: string | null, options: { source?: boolean } = {}): MastodonStatus | undefined {
-  const view = loadStatusViews(deps, [id], viewerAccountId).get(id);
+  const view = loadStatusViews(deps, [id], viewerAccountId, options).get(id);
   if (!view) return undefined;
   attachFilterResults(deps, [view], viewerAccountId);
   return toMastodonStatus(view, deps.uris, options);

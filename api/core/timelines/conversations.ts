@@ -9,6 +9,7 @@ import {
   latestDirectStatusFor,
   localUserAccounts,
   markAccountConversationRead,
+  markAccountConversationUnread,
   mentionedAccountIds,
   updateAccountConversation,
   type AccountConversationRow,
@@ -125,6 +126,19 @@ export function markConversationRead(deps: Deps, viewerId: string, id: string): 
   if (!row) throw notFound();
   if (row.unread === 1) deps.db.transaction(() => markAccountConversationRead(deps.db, row.id));
   const [entity] = presentConversations(deps, [{ ...row, unread: 0 }], viewerId);
+  if (!entity) throw notFound();
+  return entity;
+}
+
+/**
+ * Marks one of the viewer's conversations unread again (`POST /api/v1/conversations/:id/unread`,
+ * mastodon/mastodon#25509, which masto.js calls); 404 when it is not theirs.
+ */
+export function markConversationUnread(deps: Deps, viewerId: string, id: string): MastodonConversation {
+  const row = findOwnAccountConversation(deps.db, viewerId, id);
+  if (!row) throw notFound();
+  if (row.unread === 0) deps.db.transaction(() => markAccountConversationUnread(deps.db, row.id));
+  const [entity] = presentConversations(deps, [{ ...row, unread: 1 }], viewerId);
   if (!entity) throw notFound();
   return entity;
 }

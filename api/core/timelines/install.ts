@@ -86,4 +86,12 @@ export function installTimelines(deps: Deps): void {
   });
 
   events.on('account.updated', ({ accountId }) => cache.evictAccount(accountId));
+  // Quotes: a quoted status's quotes_count, and a status's quote policy, change without an edit.
+  events.on('quote.accepted', ({ quotedStatusId }) => cache.evict(quotedStatusId));
+  for (const name of ['quote.revoked', 'quote.deleted'] as const) {
+    events.on(name, ({ quotedStatusId }) => {
+      if (quotedStatusId !== null) cache.evict(quotedStatusId);
+    });
+  }
+  events.on('status.quote_policy_updated', ({ statusId }) => cache.evict(statusId));
 }

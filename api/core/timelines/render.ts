@@ -2,6 +2,7 @@ import { liveStatusState, type LiveStatusRow } from '../../db/repos/timelines.js
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
 import { filterResultsForIds, loadActiveFilters } from '../filters/active.js';
+import { quotePermission } from '../statuses/quote-policy.js';
 import { presentStatuses } from '../statuses/views.js';
 import type { CachedStatus } from './status-cache.js';
 import { timelineState } from './state.js';
@@ -58,6 +59,13 @@ function flagsJson(flagsOf: CachedStatus, live: Live, viewerId: string | null, i
 /** The viewer's filter results by status id, as JSON texts (absent: "[]"). */
 type Filtered = ReadonlyMap<string, string>;
 
+const NO_RELATION = { followsAuthor: false, followedByAuthor: false };
+
+/** Whether the viewer may quote a cached status (QuoteApproval's `current_user`; follows never matter here). */
+function quoteUser(entry: CachedStatus, viewerId: string | null): string {
+  return quotePermission({ account_id: entry.accountId, visibility: entry.visibility, reblog_of_id: entry.reblogOfId }, entry.quotePolicy, viewerId, NO_RELATION);
+}
+
 function compose(entry: CachedStatus, inner: CachedStatus | undefined, live: Live, viewerId: string | null, filtered: Filtered): string {
   const row = live.get(entry.id);
   let out = entry.parts[0] ?? '';
@@ -66,6 +74,7 @@ function compose(entry: CachedStatus, inner: CachedStatus | undefined, live: Liv
     if (slot === 'replies') out += row?.replies ?? 0;
     else if (slot === 'reblogs') out += row?.reblogs ?? 0;
     else if (slot === 'favourites') out += row?.favourites ?? 0;
+    else if (slot === 'quote_user') out += JSON.stringify(quoteUser(entry, viewerId));
     else out += inner ? compose(inner, undefined, live, viewerId, filtered) : 'null';
     out += entry.parts[i + 1] ?? '';
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MastodonStatus } from '../../serializers/status.js';
+import { approvalDependsOnFollows, approvalFlags } from '../statuses/quote-policy.js';
 
 /**
  * An in-memory cache of statuses already rendered as JSON, for timelines.
@@ -9,7 +10,8 @@ import type { MastodonStatus } from '../../serializers/status.js';
  * the three counters, and, for a reblog, the reblogged status (composed from its own entry). The
  * viewer's flags (favourited, reblogged, muted, bookmarked, pinned, filtered) are never cached:
  * they are appended per request from one batched query, as are the live counters. Statuses with a
- * poll are not cached at all (own votes and expiry depend on the viewer and the clock).
+ * poll are not cached at all (own votes and expiry depend on the viewer and the clock), nor those
+ * with a quote (the quoted status has the viewer's flags); who may quote a status is a slot too.
  *
  * Entries are dropped when their status changes (`status.updated`, `status.deleted`), when an
  * embedded account changes (`account.updated`, follows, new statuses move its counters), after a
@@ -17,8 +19,8 @@ import type { MastodonStatus } from '../../serializers/status.js';
  * when the cache is full.
  */
 
-/** A value filled in per request. */
-export type Slot = 'replies' | 'reblogs' | 'favourites' | 'reblog';
+/** A value filled in per request (`quote_user`: the QuoteApproval's `current_user`, per viewer). */
+export type Slot = 'replies' | 'reblogs' | 'favourites' | 'reblog' | 'quote_user';
 
 /** A cached rendering of one status. */
 export interface CachedStatus {
@@ -28,8 +30,13 @@ export interface CachedStatus {
   visibility: MastodonStatus['visibility'];
   /** The reblogged status, for a reblog. */
   reblogOfId: string | null;
-  /** True when the status must be rendered per viewer (a poll, here or in the reblogged status). */
+  /**
+   * True when the status must be rendered per viewer (a poll or a quote, here or in the reblogged
+   * status, or a quote policy that depends on who follows whom).
+   */
   live: boolean;
+  /** Its quote policy flags (from the QuoteApproval), for the viewer's `current_user`. */
+  quotePolicy: { automatic: number; manual: number };
   /** JSON text segments; `parts.length === slots.length + 1`; the last lacks the closing brace. */
   parts: string[];
   slots: Slot[];
@@ -43,6 +50,7 @@ const SENTINEL: Record<Slot, string> = {
   reblogs: `\u0000${NONCE}RB`,
   favourites: `\u0000${NONCE}FC`,
   reblog: `\u0000${NONCE}RE`,
+  quote_user: `\u0000${NONCE}QU`,
 };
 const BY_TOKEN = new Map<string, Slot>(Object.entries(SENTINEL).map(([slot, s]) => [JSON.stringify(s), slot as Slot]));
 const TOKEN_PATTERN = new RegExp([...BY_TOKEN.keys()].map((t) => t.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')).join('|'), 'g');
@@ -99,7 +107,8 @@ export class RenderedStatusCache {
    * Returns the entry.
    */
   store(status: MastodonStatus, at: number): CachedStatus {
-    let live = status.poll !== null;
+    // A quoted status carries the viewer's flags and a state that depends on them.
+    let live = status.poll !== null || status.quote !== null || approvalDependsOnFollows(status.quote_approval);
     let reblogOfId: string | null = null;
     if (status.reblog) {
       const inner = this.store(status.reblog, at);
@@ -112,6 +121,7 @@ export class RenderedStatusCache {
       visibility: status.visibility,
       reblogOfId,
       live,
+      quotePolicy: { automatic: approvalFlags(status.quote_approval.automatic), manual: approvalFlags(status.quote_approval.manual) },
       parts: [],
       slots: [],
       expiresAt: at + this.maxAgeMs,
@@ -123,6 +133,7 @@ export class RenderedStatusCache {
         reblogs_count: SENTINEL.reblogs,
         favourites_count: SENTINEL.favourites,
         reblog: status.reblog ? SENTINEL.reblog : null,
+        quote_approval: { ...status.quote_approval, current_user: SENTINEL.quote_user },
       };
       for (const key of VIEWER_KEYS) delete shell[key];
       Object.assign(entry, cut(JSON.stringify(shell)));

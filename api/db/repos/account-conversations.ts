@@ -50,6 +50,11 @@ export function markAccountConversationRead(db: Db, id: string): void {
   db.query('UPDATE account_conversations SET unread = 0 WHERE id = @id').run({ id });
 }
 
+/** Marks a row unread. */
+export function markAccountConversationUnread(db: Db, id: string): void {
+  db.query('UPDATE account_conversations SET unread = 1 WHERE id = @id').run({ id });
+}
+
 /** Deletes a row. */
 export function deleteAccountConversation(db: Db, id: string): void {
   db.query('DELETE FROM account_conversations WHERE id = @id').run({ id });

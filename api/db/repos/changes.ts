@@ -15,6 +15,9 @@ export type ChangeStamp = string;
 interface StampStatements {
   changes: Statement;
   version: Statement;
+  /** The stamp last read in this synchronous turn, and the total_changes() it was read at. */
+  memo: ChangeStamp | null;
+  memoChanges: unknown;
 }
 
 // Per connection; the statements live as long as the Db (see Db.close on why they must).
@@ -23,16 +26,34 @@ const statements = new WeakMap<Db, StampStatements>();
 function statementsOf(db: Db): StampStatements {
   let s = statements.get(db);
   if (!s) {
-    s = { changes: db.raw.prepare('SELECT total_changes()').pluck(), version: db.raw.prepare('PRAGMA data_version').pluck() };
+    s = { changes: db.raw.prepare('SELECT total_changes()').pluck(), version: db.raw.prepare('PRAGMA data_version').pluck(), memo: null, memoChanges: null };
     statements.set(db, s);
   }
   return s;
 }
 
-/** The current change stamp of a database (two trivial statements, no table read). */
+/**
+ * The current change stamp of a database (two trivial statements, no table read). Reading
+ * `data_version` opens a read transaction (file locks: most of the cost of a cached request), so
+ * it is read once per synchronous turn: a request that checks several caches (its token, then the
+ * entity it asks for) reads it once. That is as exact as reading it each time, since a commit of
+ * another connection is concurrent with the whole turn either way; this connection's own writes
+ * move total_changes(), which is read on every call and makes the stamp be read again.
+ */
 export function changeStamp(db: Db): ChangeStamp {
   const s = statementsOf(db);
-  return `${String(s.changes.get())}:${String(s.version.get())}`;
+  const changes = s.changes.get();
+  if (s.memo !== null && s.memoChanges === changes) return s.memo;
+  // Forgotten when the turn ends (before any awaited continuation or the next request runs).
+  if (s.memo === null) queueMicrotask(() => forgetTurn(s));
+  s.memo = `${String(changes)}:${String(s.version.get())}`;
+  s.memoChanges = changes;
+  return s.memo;
+}
+
+function forgetTurn(s: StampStatements): void {
+  s.memo = null;
+  s.memoChanges = null;
 }
 
 interface SyncStatements {

@@ -1,4 +1,5 @@
 import type { Db } from '../connection.js';
+import { pageSql, type PageBounds } from '../paging.js';
 
 /** A row of `notifications`. `status_id` is the status the notification is about (the original for a reblog). */
 export interface NotificationRow {
@@ -10,6 +11,8 @@ export interface NotificationRow {
   report_id: string | null;
   group_key: string;
   created_at: number;
+  /** 1 while the recipient's notification policy holds it back (see notification-requests.ts). */
+  filtered: number;
 }
 
 /** Which notifications of an account a listing or count covers. */
@@ -28,6 +31,8 @@ export interface NotificationFilter {
    * or mutes hide the sender (it reads `@viewer_id`, bound to the recipient).
    */
   fromAccountHiddenSql?: string | undefined;
+  /** Also notifications the recipient's policy filtered (left out by default). */
+  includeFiltered?: boolean | undefined;
 }
 
 /** Id bounds of a page (exclusive); any may be absent. */
@@ -44,15 +49,17 @@ function filterSql(filter: NotificationFilter): string {
   const hidden = filter.fromAccountHiddenSql ? `AND NOT ${filter.fromAccountHiddenSql}` : '';
   return `notifications.account_id = @account_id
   AND (@types IS NULL OR notifications.type IN (SELECT value FROM json_each(@types)))
-  AND (@from_account_id IS NULL OR notifications.from_account_id = @from_account_id) ${visible} ${hidden}`;
+  AND (@from_account_id IS NULL OR notifications.from_account_id = @from_account_id)
+  AND (@include_filtered = 1 OR notifications.filtered = 0) ${visible} ${hidden}`;
 }
 
 const BOUNDS_SQL = `AND (@max_id IS NULL OR id < @max_id)
   AND (@since_id IS NULL OR id > @since_id)
   AND (@min_id IS NULL OR id > @min_id)`;
 
-function filterParams(accountId: string, filter: NotificationFilter): Record<string, string | null> {
+function filterParams(accountId: string, filter: NotificationFilter): Record<string, string | number | null> {
   return {
+    include_filtered: filter.includeFiltered ? 1 : 0,
     account_id: accountId,
     ...(filter.statusVisibleSql || filter.fromAccountHiddenSql ? { viewer_id: accountId } : {}),
     types: filter.types === null ? null : JSON.stringify(filter.types),
@@ -67,8 +74,8 @@ function boundParams(bounds: IdBounds): Record<string, string | null> {
 /** Inserts a notification row. */
 export function insertNotification(db: Db, row: NotificationRow): void {
   db.query(
-    `INSERT INTO notifications (id, account_id, from_account_id, type, status_id, report_id, group_key, created_at)
-     VALUES (@id, @account_id, @from_account_id, @type, @status_id, @report_id, @group_key, @created_at)`,
+    `INSERT INTO notifications (id, account_id, from_account_id, type, status_id, report_id, group_key, created_at, filtered)
+     VALUES (@id, @account_id, @from_account_id, @type, @status_id, @report_id, @group_key, @created_at, @filtered)`,
   ).run({ ...row });
 }
 
@@ -240,6 +247,29 @@ export function notificationsOfGroup(db: Db, accountId: string, groupKey: string
   return db
     .query<NotificationRow>('SELECT * FROM notifications WHERE account_id = @account_id AND group_key = @group_key ORDER BY id DESC')
     .all({ account_id: accountId, group_key: groupKey });
+}
+
+/** One page of a group's notifications, newest first, keyset-paged by notification id. */
+export function notificationsOfGroupPage(db: Db, accountId: string, groupKey: string, page: PageBounds): NotificationRow[] {
+  const p = pageSql('id', page);
+  const rows = db
+    .query<NotificationRow>(`SELECT * FROM notifications WHERE account_id = @account_id AND group_key = @group_key ${p.where} ${p.orderLimit}`)
+    .all({ account_id: accountId, group_key: groupKey, ...p.params });
+  return p.reverse ? rows.reverse() : rows;
+}
+
+/** Makes the recipient's filtered notifications from a sender ordinary ones; returns how many. */
+export function unfilterNotificationsFrom(db: Db, accountId: string, fromAccountId: string): number {
+  return db
+    .query('UPDATE notifications SET filtered = 0 WHERE account_id = @account_id AND from_account_id = @from_account_id AND filtered = 1')
+    .run({ account_id: accountId, from_account_id: fromAccountId }).changes;
+}
+
+/** Deletes the recipient's filtered notifications from a sender; returns how many. */
+export function deleteFilteredNotificationsFrom(db: Db, accountId: string, fromAccountId: string): number {
+  return db
+    .query('DELETE FROM notifications WHERE account_id = @account_id AND from_account_id = @from_account_id AND filtered = 1')
+    .run({ account_id: accountId, from_account_id: fromAccountId }).changes;
 }
 
 /** Which of the given accounts are local (have a user). */

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { InvalidTokenError } from '../../core/oauth/errors.js';
 import { ApiError } from '../../util/errors.js';
 
 /** 404 for any path no route answers, in Mastodon's shape. */
@@ -14,7 +15,8 @@ interface HttpishError {
 }
 
 /**
- * The one error renderer: ApiError → its status and `{"error": message, …extra}`; body-parser
+ * The one error renderer: ApiError → its status and `{"error": message, …extra}` (a refused
+ * token also gets its `WWW-Authenticate` challenge); body-parser
  * failures (malformed JSON, too large) → 400/413; anything else → 500 with a generic message
  * and the real error logged.
  */
@@ -22,6 +24,11 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, _req, res, _next
   if (res.headersSent) {
     res.end();
     return;
+  }
+  if (err instanceof InvalidTokenError) {
+    // Doorkeeper's answer to a bad token: the challenge, and no caching of the refusal.
+    res.setHeader('WWW-Authenticate', err.challenge);
+    res.setHeader('Cache-Control', 'no-store');
   }
   if (err instanceof ApiError) {
     // Mastodon's validation errors carry per-field `details`; clients (and the OpenAPI

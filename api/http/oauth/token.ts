@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { OAuthError, oauthError } from '../../core/oauth/errors.js';
 import { grantToken, revokeByClient } from '../../core/oauth/grants.js';
+import { countSignInAttempt } from '../middleware/rate-limit.js';
 import { Reply, type Ctx, type Routes } from '../routes.js';
 
 /** Client credentials from `Authorization: Basic` (RFC 6749 §2.3.1: each part form-urlencoded). */
@@ -39,30 +40,39 @@ function oauthParams<K extends string>(input: Record<string, unknown>, names: re
 // RFC 6749 §5.1: token responses must not be cached.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-/** Runs an OAuth endpoint, answering OAuth errors in their own shape with RFC 6749's headers. */
-function oauthEndpoint(ctx: Ctx, run: (client: { client_id?: string; client_secret?: string }) => unknown): Reply {
+/**
+ * Runs an OAuth endpoint, answering OAuth errors in their own shape with RFC 6749's headers; an
+ * endpoint that answers later (the password grant checks a password) is waited for.
+ */
+function oauthEndpoint(ctx: Ctx, run: (client: { client_id?: string; client_secret?: string }) => unknown): Reply | Promise<Reply> {
   const basic = basicCredentials(ctx.req);
-  try {
-    const body = run(basic ? { client_id: basic.id, client_secret: basic.secret } : {});
-    return new Reply(200, body ?? {}, NO_STORE);
-  } catch (err) {
+  const refused = (err: unknown): Reply => {
     if (!(err instanceof OAuthError)) throw err;
     const headers: Record<string, string> = { ...NO_STORE };
     // RFC 6749 §5.2: a client that tried HTTP authentication is told how to authenticate.
     if (err.status === 401 && basic) headers['WWW-Authenticate'] = 'Basic realm="hearth", charset="UTF-8"';
     return new Reply(err.status, { error: err.code, error_description: err.description }, headers);
+  };
+  try {
+    const body = run(basic ? { client_id: basic.id, client_secret: basic.secret } : {});
+    if (body instanceof Promise) return body.then((value: unknown) => new Reply(200, value ?? {}, NO_STORE), refused);
+    return new Reply(200, body ?? {}, NO_STORE);
+  } catch (err) {
+    return refused(err);
   }
 }
 
 /**
- * `POST /oauth/token` (authorization_code, client_credentials, refresh_token) and
+ * `POST /oauth/token` (authorization_code, client_credentials, refresh_token, and password) and
  * `POST /oauth/revoke`. Clients authenticate with `client_id`/`client_secret` in the body or
- * with HTTP Basic (which wins when both are given).
+ * with HTTP Basic (which wins when both are given). A password grant counts as a sign-in attempt
+ * (the sign-in page's rate limit, per address).
  */
 export function register(r: Routes): void {
   r.post('/oauth/token', 'none', [], (ctx) =>
     oauthEndpoint(ctx, (basic) => {
-      const p = oauthParams(ctx.input, ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'scope', 'refresh_token']);
+      const p = oauthParams(ctx.input, ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'scope', 'refresh_token', 'username', 'password']);
+      if (p.grant_type === 'password') countSignInAttempt(ctx.deps, ctx.req, ctx.res);
       return grantToken(ctx.deps, { ...p, ...basic });
     }),
   );

@@ -95,6 +95,8 @@ async function updateHandler(ctx: UserCtx) {
 
 /** `POST /api/v1/accounts`: sign-up by an app; answers a Token entity for the new user. */
 function registerHandler(ctx: Ctx) {
+  // Mastodon's words (grammar slip included): sign-up takes an app's token, not a user's.
+  if (ctx.auth?.user) throw new ApiError(403, 'This method requires an client credentials authentication');
   const p = parseWithDetails(registrationSchema, ctx.input);
   const auth = ctx.auth;
   const { token } = registerAccount(

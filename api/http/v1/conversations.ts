@@ -1,10 +1,10 @@
-import { listConversations, markConversationRead, presentConversations, removeConversation } from '../../core/timelines/conversations.js';
+import { listConversations, markConversationRead, markConversationUnread, presentConversations, removeConversation } from '../../core/timelines/conversations.js';
 import { pageCursors, parsePage, setLinkHeader } from '../middleware/pagination.js';
 import type { Routes } from '../routes.js';
 
 /**
- * Direct-message conversations: list (paged by last status, Link header), mark read, remove from
- * the list.
+ * Direct-message conversations: list (paged by last status, Link header), mark read or unread,
+ * remove from the list.
  */
 export function register(r: Routes): void {
   r.get('/api/v1/conversations', 'user', ['read:statuses'], (ctx) => {
@@ -21,6 +21,10 @@ export function register(r: Routes): void {
 
   r.post('/api/v1/conversations/:id/read', 'user', ['write:conversations'], (ctx) =>
     markConversationRead(ctx.deps, ctx.account.id, String(ctx.req.params.id ?? '')),
+  );
+
+  r.post('/api/v1/conversations/:id/unread', 'user', ['write:conversations'], (ctx) =>
+    markConversationUnread(ctx.deps, ctx.account.id, String(ctx.req.params.id ?? '')),
   );
 
   r.delete('/api/v1/conversations/:id', 'user', ['write:conversations'], (ctx) => {

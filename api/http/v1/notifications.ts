@@ -10,7 +10,7 @@ import { notificationVisible, presentNotifications } from '../../core/notificati
 import { notFound } from '../../util/errors.js';
 import { isId } from '../../util/ids.js';
 import { pageCursors, parsePage, setLinkHeader } from '../middleware/pagination.js';
-import { arrayOf, int, parse, z } from '../params.js';
+import { arrayOf, bool, int, parse, z } from '../params.js';
 import type { Ctx, Routes } from '../routes.js';
 
 const filterSchema = z.object({
@@ -18,17 +18,18 @@ const filterSchema = z.object({
   exclude_types: arrayOf(z.string()),
   account_id: z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional()),
   limit: int(),
+  include_filtered: bool(),
 });
 
 // No account has this id: an `account_id` that cannot be an id matches nothing, as in Mastodon
 // (which casts it to an integer and finds no notification), rather than being an error.
 const NO_ACCOUNT = '0';
 
-/** Parses the shared filters of the notification listings and counts (`types[]`, `exclude_types[]`, `account_id`). */
+/** Parses the shared filters of the notification listings and counts (`types[]`, `exclude_types[]`, `account_id`, `include_filtered`). */
 export function parseNotificationQuery(input: Record<string, unknown>): NotificationQuery & { limit: number | undefined } {
   const p = parse(filterSchema, input);
   const accountId = p.account_id === undefined ? undefined : isId(p.account_id) ? p.account_id : NO_ACCOUNT;
-  return { types: p.types, excludeTypes: p.exclude_types, accountId, limit: p.limit };
+  return { types: p.types, excludeTypes: p.exclude_types, accountId, includeFiltered: p.include_filtered, limit: p.limit };
 }
 
 /** A count limit as the unread_count endpoints take it: 100 by default, at most 1000. */

@@ -9,7 +9,8 @@ import { validatePollParams } from '../../core/polls/create.js';
 import { parseScheduledAt } from '../../core/scheduled/schedule.js';
 import { toMastodonStatusEdit } from '../../serializers/status-edit.js';
 import { toMastodonStatusSource } from '../../serializers/status.js';
-import { notFound } from '../../util/errors.js';
+import { QUOTED_STATUS_NOT_FOUND } from '../../core/statuses/quotes.js';
+import { ApiError, notFound } from '../../util/errors.js';
 import { isId } from '../../util/ids.js';
 import { arrayOf, bool, id, parse, str, z } from '../params.js';
 import type { Ctx, Routes } from '../routes.js';
@@ -42,6 +43,15 @@ function replyIdOf(input: Record<string, unknown>): string | null {
   return value;
 }
 
+/** quoted_status_id: blank means none; something that cannot be an id names nothing (Mastodon's 404). */
+function quotedIdOf(input: Record<string, unknown>): string | null {
+  const raw = input.quoted_status_id;
+  if (raw === undefined || raw === null || raw === '') return null;
+  const value = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+  if (!isId(value)) throw new ApiError(404, QUOTED_STATUS_NOT_FOUND);
+  return value;
+}
+
 const statusFields = z.object({
   status: str(),
   media_ids: arrayOf(id()),
@@ -50,6 +60,8 @@ const statusFields = z.object({
   visibility: str(),
   language: str(),
   scheduled_at: str(),
+  allowed_mentions: arrayOf(z.union([z.string(), z.number()]).transform(String)),
+  quote_approval_policy: str(),
 });
 
 const mediaAttribute = z.object({
@@ -65,9 +77,13 @@ const editFields = z.object({
   sensitive: bool(),
   spoiler_text: str(),
   language: str(),
+  quote_approval_policy: str(),
 });
 
-/** The statuses API: post, read one or many, edit, delete (with redraft data), history, source, context. */
+/**
+ * The statuses API: post (quotes included), read one or many, edit, delete (with redraft data),
+ * history, source, context. The quote methods are in quotes.ts.
+ */
 export function register(r: Routes): void {
   r.post('/api/v1/statuses', 'user', ['write:statuses'], (ctx) => {
     const input = parse(statusFields, ctx.input);
@@ -80,12 +96,15 @@ export function register(r: Routes): void {
       visibility: input.visibility || null,
       language: input.language || null,
       in_reply_to_id: replyIdOf(ctx.input),
+      quoted_status_id: quotedIdOf(ctx.input),
+      quote_approval_policy: input.quote_approval_policy || null,
     };
     const scheduledAt = input.scheduled_at ? parseScheduledAt(input.scheduled_at) : null;
     const result = postStatus(ctx.deps, ctx.account, ctx.user, params, {
       idempotencyKey: ctx.req.get('idempotency-key') ?? null,
       scheduledAt,
       applicationId: ctx.auth.applicationId,
+      allowedMentions: input.allowed_mentions ?? null,
     });
     return result.kind === 'status' ? result.status : result.scheduled;
   });
@@ -112,6 +131,7 @@ export function register(r: Routes): void {
       media_ids: input.media_ids ?? null,
       media_attributes: input.media_attributes ?? null,
       poll: pollOf(ctx.input),
+      quote_approval_policy: input.quote_approval_policy || null,
     };
     editStatus(ctx.deps, ctx.account, ctx.user, statusId, params);
     const entity = presentStatus(ctx.deps, statusId, ctx.account.id);

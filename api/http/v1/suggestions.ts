@@ -20,7 +20,7 @@ export function register(r: Routes): void {
     presentSuggestions(ctx.deps, ctx.account.id, limitParam(ctx.input, DEFAULT_LIMIT, MAX_LIMIT)),
   );
 
-  r.delete('/api/v1/suggestions/:account_id', 'user', ['read:accounts', 'write:accounts'], (ctx) => {
+  r.delete('/api/v1/suggestions/:account_id', 'user', ['write:accounts'], (ctx) => {
     dismissSuggestion(ctx.deps, ctx.account.id, String(ctx.req.params.account_id ?? ''));
     return {};
   });

@@ -2,10 +2,11 @@ import {
   dismissNotificationGroup,
   getNotificationGroup,
   listNotificationGroups,
-  notificationGroupAccountIds,
+  notificationGroupAccountPage,
   unreadGroupCount,
 } from '../../core/notifications/grouped.js';
 import { notificationVisible, presentNotificationGroups } from '../../core/notifications/present.js';
+import { clearAllNotifications } from '../../core/notifications/read.js';
 import { presentAccounts } from '../../core/accounts/views.js';
 import { ApiError, notFound } from '../../util/errors.js';
 import { parsePage, setLinkHeader } from '../middleware/pagination.js';
@@ -59,8 +60,16 @@ export function register(r: Routes): void {
     return {};
   });
 
+  r.post('/api/v2/notifications/clear', 'user', ['write:notifications'], (ctx) => {
+    clearAllNotifications(ctx.deps, ctx.account.id);
+    return {};
+  });
+
   // Documented with write:notifications, though Mastodon's controller asks for read: either works.
-  r.get('/api/v2/notifications/:group_key/accounts', 'user', ['read:notifications', 'write:notifications'], (ctx) =>
-    presentAccounts(ctx.deps, notificationGroupAccountIds(ctx.deps, ctx.account.id, groupKeyParam(ctx))),
-  );
+  // Paged by notification id (40 by default, at most 80), with Link headers, as Mastodon pages it.
+  r.get('/api/v2/notifications/:group_key/accounts', 'user', ['read:notifications', 'write:notifications'], (ctx) => {
+    const result = notificationGroupAccountPage(ctx.deps, ctx.account.id, groupKeyParam(ctx), parsePage(ctx.input, 40, 80));
+    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, result.range);
+    return presentAccounts(ctx.deps, result.accountIds);
+  });
 }
