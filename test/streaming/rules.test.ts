@@ -122,6 +122,21 @@ describe('streaming applies the REST rules per subscriber: filters, blocks, mute
     expect(gone.stream).toEqual(['list', list.body.id]);
   });
 
+  it('a list member on a pending follow request streams nothing until the request is accepted', async () => {
+    const gwen = await inst.createUser('gwen');
+    expect((await gwen.client.patch('/api/v1/accounts/update_credentials', { locked: true })).status).toBe(200);
+    expect((await bob.client.post(`/api/v1/accounts/${gwen.accountId}/follow`)).body.requested).toBe(true);
+    const list = await bob.client.post('/api/v1/lists', { title: 'pending' });
+    expect((await bob.client.post(`/api/v1/lists/${list.body.id}/accounts`, { account_ids: [gwen.accountId] })).status).toBe(200);
+    const socket = await openSocket(inst, bob.token, { query: `stream=list&list=${list.body.id}` });
+    const early = await post(gwen.client, { status: 'before acceptance' });
+    await settle();
+    expect(socket.matching(update(early.id))).toEqual([]);
+    expect((await gwen.client.post(`/api/v1/follow_requests/${bob.accountId}/authorize`)).status).toBe(200);
+    const later = await post(gwen.client, { status: 'after acceptance' });
+    expect((await socket.next(update(later.id))).stream).toEqual(['list', list.body.id]);
+  });
+
   it('direct: a conversation event for each participant, nothing for anyone else', async () => {
     const bobs = await openSocket(inst, bob.token, { query: 'stream=direct' });
     const alices = await openSocket(inst, alice.token, { query: 'stream=direct' });

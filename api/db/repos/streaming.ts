@@ -100,7 +100,9 @@ export function listsContainingAuthor(db: Db, listIds: readonly string[], author
          (@reply_account_id IS NOT NULL AND EXISTS (SELECT 1 FROM follows f WHERE f.account_id = l.account_id AND f.target_account_id = @reply_account_id)) AS follows_reply_target,
          (@reply_account_id IS NOT NULL AND EXISTS (SELECT 1 FROM list_accounts r WHERE r.list_id = l.id AND r.account_id = @reply_account_id)) AS lists_reply_target
        FROM lists l JOIN list_accounts la ON la.list_id = l.id AND la.account_id = @author_id
-       WHERE l.id IN ${IDS('ids')}`,
+       WHERE l.id IN ${IDS('ids')}
+         -- A member on a pending follow request streams nothing yet, as the list timeline shows nothing.
+         AND (la.account_id = l.account_id OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = l.account_id AND f.target_account_id = la.account_id))`,
     )
     .all({ ids: JSON.stringify(listIds), author_id: authorId, reply_account_id: replyToAccountId });
 }
