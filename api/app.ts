@@ -10,10 +10,12 @@ import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import { startScheduler, type Scheduler } from './core/jobs/scheduler.js';
 import { installLists } from './core/lists/install.js';
+import { installMail } from './core/mail/install.js';
 import { installMedia } from './core/media/install.js';
 import { installNotifications } from './core/notifications/listeners.js';
 import { installSuggestions } from './core/suggestions/install.js';
 import { installTimelines } from './core/timelines/install.js';
+import { installWebhooks } from './core/webhooks/install.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
 import { startRemoteMediaCache, type RemoteMediaCache } from './media/remote-cache.js';
@@ -21,8 +23,9 @@ import type { HearthFederation } from './federation/index.js';
 import { registerAll } from './http/index.js';
 import { bodyParsers } from './http/middleware/body.js';
 import { cors } from './http/middleware/cors.js';
-import { errorHandler, notFoundHandler } from './http/middleware/errors.js';
+import { answerClientError, errorHandler, notFoundHandler } from './http/middleware/errors.js';
 import { hostAllowList } from './http/middleware/host.js';
+import { ipAccess } from './http/middleware/ip-access.js';
 import { rateLimits } from './http/middleware/rate-limit.js';
 import { requestBase } from './http/middleware/request-base.js';
 import { Routes, type RouteInfo } from './http/routes.js';
@@ -107,6 +110,8 @@ export async function createApp(given: Config): Promise<HearthApp> {
   installMedia(deps);
   installLists(deps);
   installSuggestions(deps);
+  installWebhooks(deps);
+  installMail(deps);
 
   const app = express();
   app.disable('x-powered-by');
@@ -114,20 +119,23 @@ export async function createApp(given: Config): Promise<HearthApp> {
   app.set('etag', false);
   app.use(hostAllowList(allowedHostNames(config), !config.origin));
   app.use(cors);
+  app.use(ipAccess(deps));
   // Federation only with a public origin; mounted before the body parsers (inbox bodies are read raw).
   // Loaded only then: Fedify and its dependencies take tens of MiB that a local-only instance never uses.
   const federation: HearthFederation | null = config.origin ? (await import('./federation/index.js')).createHearthFederation(deps, config.origin) : null;
   if (federation) app.use(...federation.middleware);
+  const routes = new Routes(deps);
+  await registerAll(routes);
   // Before the body is read: a request over its limit is refused without reading an upload.
   app.use(rateLimits(deps));
-  app.use(bodyParsers(config.maxBodyBytes));
+  // Uploads are spooled in the data directory (beside the media they become); a multipart body is
+  // read only once its route's token and scope check out, so a refused upload is never written.
+  app.use(bodyParsers(config.maxBodyBytes, { uploadDir: join(config.dataDir, 'uploads'), admit: (req) => routes.admission(req) }));
   if (!config.origin) {
     app.use(requestBase(scope));
     // host-meta answers without federation too (clients look for it), at the request's address.
     app.use((await import('./federation/express.js')).hostMeta(() => deps.uris.base));
   }
-  const routes = new Routes(deps);
-  await registerAll(routes);
   app.use(streamingHttp(deps));
   app.use(routes.router);
   app.use(notFoundHandler);
@@ -142,6 +150,7 @@ export async function createApp(given: Config): Promise<HearthApp> {
   const startHttps = async () => {
     const { startHttpsListener } = await import('./tls/listener.js');
     httpsListener = await startHttpsListener(app, config);
+    httpsListener.server.on('clientError', answerClientError);
   };
   return {
     deps,
@@ -162,7 +171,10 @@ export async function createApp(given: Config): Promise<HearthApp> {
     },
     listen() {
       return new Promise((resolve, reject) => {
-        const s = http.createServer(app);
+        // Without a Host, and with two, a request is a 400 with a JSON body from the Host check
+        // (Node's own answer to a missing one has no body); so is a request Node cannot parse.
+        const s = http.createServer({ requireHostHeader: false }, app);
+        s.on('clientError', answerClientError);
         s.keepAliveTimeout = 65_000;
         const serving = (local: string) => {
           stopStreaming = installStreaming(deps, httpsListener ? [s, httpsListener.server] : [s]);

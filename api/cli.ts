@@ -55,6 +55,17 @@ Commands:
                          follow the new account (no password asked: the CLI is trusted)
   token --username NAME [--scopes "read write follow push"]
                          print a new access token for scripts (only the token)
+  announcement create|list|update|publish|unpublish|delete …
+                         announcements to every user (see \`hearth announcement --help\`)
+  accounts pending|approve|reject [USERNAME]
+                         sign-ups waiting for approval (see \`hearth accounts --help\`)
+  role list|create|update|delete|assign …
+                         roles and custom roles with Mastodon's permissions (see \`hearth role --help\`)
+  reports list|show|resolve|reopen …
+                         the reports staff handle (see \`hearth reports --help\`)
+  mail list [--limit N] [--state S]
+                         print the e-mail the instance wrote (confirmation and password links,
+                         staff notices); without an SMTP server this is where they wait
   emoji add --shortcode NAME --file PATH [--category C] [--unlisted]
                          add a custom emoji (PNG, GIF or WebP, at most 256 KiB)
   emoji list
@@ -210,7 +221,7 @@ async function account(sub: string | undefined, action: string | undefined, flag
     switch (sub) {
       case 'create': {
         const username = need(flags.username, 'username');
-        const { accountId } = createLocalUser(deps, {
+        const { accountId } = await createLocalUser(deps, {
           username,
           password: need(flags.password, 'password'),
           email: flags.email ?? null,
@@ -227,7 +238,7 @@ async function account(sub: string | undefined, action: string | undefined, flag
         return 0;
       }
       case 'password': {
-        changePassword(deps, need(flags.username, 'username'), need(flags.password, 'password'));
+        await changePassword(deps, need(flags.username, 'username'), need(flags.password, 'password'));
         console.log('password changed; existing tokens stay valid');
         return 0;
       }
@@ -299,12 +310,14 @@ function token(flags: Flags, config: Config): number {
 }
 
 async function domain(sub: string | undefined, name: string | undefined, config: Config): Promise<number> {
-  const { addInstanceDomain, instanceDomains, removeInstanceDomain } = await import('./core/federation/instance-domains.js');
+  const { addInstanceDomain, instanceDomainBlocks, instanceDomains, removeInstanceDomain } = await import('./core/federation/instance-domains.js');
   const deps = commandDeps(config);
   try {
     if (sub === 'list') {
-      const { blocked, allowed } = instanceDomains(deps);
-      for (const d of blocked) console.log(`block\t${d}`);
+      const { allowed } = instanceDomains(deps);
+      // Blocks made through the admin API may only limit the domain: their severity is shown.
+      const blocks = instanceDomainBlocks(deps).sort((x, y) => x.domain.localeCompare(y.domain));
+      for (const b of blocks) console.log(`block\t${b.domain}${b.severity === 'suspend' ? '' : `\t${b.severity}`}`);
       for (const d of allowed) console.log(`allow\t${d}`);
       return 0;
     }
@@ -322,6 +335,14 @@ async function domain(sub: string | undefined, name: string | undefined, config:
 
 /** Runs the CLI with the given arguments (without `node` and the script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // `hearth announcement …` reads its own options (api/cli-announcement.ts).
+  if (argv[0] === 'announcement') return (await import('./cli-announcement.js')).announcementCommand(argv.slice(1));
+  // `hearth mail …` likewise (api/cli-mail.ts).
+  if (argv[0] === 'mail') return (await import('./cli-mail.js')).mailCommand(argv.slice(1));
+  // `hearth reports …` likewise (api/cli-reports.ts).
+  if (argv[0] === 'reports') return (await import('./cli-reports.js')).reportsCommand(argv.slice(1));
+  // `hearth accounts …` and `hearth role …` read their own options too (api/cli-accounts.ts).
+  if (argv[0] === 'accounts' || argv[0] === 'role') return (await import('./cli-accounts.js')).moderationCommand(argv);
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });

@@ -66,6 +66,36 @@ export interface Config {
    * (`hearth.localhost` by default); IP addresses go in as such. They are accepted as Host names.
    */
   httpsNames: string[];
+  /**
+   * The SMTP server mail goes out through (e-mail confirmation, password reset, sign-up approval,
+   * staff notices), or null (the default): then every message is kept for the owner to read
+   * (`GET /api/hearth/mail`, `hearth mail list`) and nothing fails.
+   */
+  mail: MailConfig | null;
+}
+
+/** How to reach the SMTP server (the config file's `mail` object, or HEARTH_SMTP_* variables). */
+export interface MailConfig {
+  host: string;
+  /** 465 with `secure`, else 587 unless given. */
+  port: number;
+  /** TLS from the first byte (port 465); otherwise STARTTLS is used when the server offers it. */
+  secure: boolean;
+  /** Login, when the server wants one. */
+  user: string | null;
+  password: string | null;
+  /** The sender, e.g. `Hearth <hearth@kim.example>`; by default `hearth@` the instance's host. */
+  from: string | null;
+}
+
+/** The mail settings as the config file (`mail`) or the environment give them, before checking. */
+export interface MailConfigInput {
+  host?: string | undefined;
+  port?: number | string | undefined;
+  secure?: boolean | string | undefined;
+  user?: string | undefined;
+  password?: string | undefined;
+  from?: string | undefined;
 }
 
 /** The port `hearth serve` binds when none is given. */
@@ -97,6 +127,8 @@ export interface ConfigInput {
   httpsPort?: number | string | null | undefined;
   /** `httpsName` in the config file: one name or a list (comma-separated in flags and environment). */
   httpsName?: string[] | string | undefined;
+  /** The config file's `mail` object (see MailConfig); HEARTH_SMTP_* variables override its members. */
+  mail?: MailConfigInput | undefined;
   configFile?: string | undefined;
 }
 
@@ -171,7 +203,37 @@ function envInput(env: NodeJS.ProcessEnv): ConfigInput {
     rateLimitScale: env.HEARTH_RATE_LIMIT_SCALE,
     httpsPort: env.HEARTH_HTTPS_PORT,
     httpsName: env.HEARTH_HTTPS_NAME,
+    mail: {
+      host: env.HEARTH_SMTP_HOST,
+      port: env.HEARTH_SMTP_PORT,
+      secure: env.HEARTH_SMTP_SECURE,
+      user: env.HEARTH_SMTP_USER,
+      password: env.HEARTH_SMTP_PASSWORD,
+      from: env.HEARTH_SMTP_FROM,
+    },
   };
+}
+
+/**
+ * The mail settings: each member from the flags' object, then the environment, then the config
+ * file; null without a host (no mailer). A port or a sender that cannot be right is an error.
+ */
+function parseMail(...sources: (MailConfigInput | undefined)[]): MailConfig | null {
+  const member = <K extends keyof MailConfigInput>(key: K): MailConfigInput[K] => {
+    for (const source of sources) {
+      const value = source?.[key];
+      if (value !== undefined && value !== '') return value;
+    }
+    return undefined;
+  };
+  const host = member('host');
+  if (typeof host !== 'string' || host.trim() === '') return null;
+  const secure = parseBool(member('secure'), false);
+  const port = parsePort(member('port'), secure ? 465 : 587);
+  const from = member('from');
+  if (from !== undefined && (typeof from !== 'string' || !from.includes('@'))) throw new Error(`the mail sender must be an e-mail address, not ${String(from)}`);
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return { host: host.trim(), port, secure, user: text(member('user')), password: text(member('password')), from: text(from) };
 }
 
 function pick<K extends keyof ConfigInput>(key: K, ...sources: ConfigInput[]): ConfigInput[K] {
@@ -232,6 +294,7 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     rateLimitScale: parseScale(pick('rateLimitScale', flags, fromEnv, fromFile)),
     httpsPort: httpsPortRaw === undefined || httpsPortRaw === null ? null : parsePort(httpsPortRaw, 0),
     httpsNames: parseHttpsNames(pick('httpsName', flags, fromEnv, fromFile)),
+    mail: parseMail(flags.mail, fromEnv.mail, fromFile.mail),
   };
 }
 

@@ -2,45 +2,37 @@
 // each beside a bare Node server answering the same bytes (measured in alternating rounds, see
 // loadPair); and the server's idle resident memory.
 // Issue 14 (item 8): the cost of a token. /api/v1/instance without and with a token, and
-// verify_credentials, measured in alternating rounds (medians), as ratios: a token should cost
-// ≤ 10% (instance with a token ≥ 0.91 of without), and verify_credentials reach the rate of the
-// instance within 15%. Twice: from this machine (the owner's apps, which no rate limit governs),
-// and as clients of a proxy or of the relay are (X-Forwarded-For: every rate limit counted and its
-// headers written; the limits raised so that none is reached).
-import { fmt, freshDataDir, hearth, load, loadAverage, loadPair, rssMiB, startBare, startHearth, stop } from './lib/procs.mjs';
+// verify_credentials, as ratios: a token should cost ≤ 10% (instance with a token ≥ 0.91 of the
+// rate without), and verify_credentials reach the rate of the instance within 15%. Twice: from this
+// machine (the owner's apps, which no rate limit governs), and as clients of a proxy or of the relay
+// are (X-Forwarded-For: every rate limit counted and its headers written; the limits raised so that
+// none is reached). The three are loaded in turn in short slices (bench/lib/alternate-worker.mjs),
+// each slice's rate and the server's CPU time per request measured, and the medians of the figures
+// and of each cycle's ratios printed: slices that follow each other closely see the same load from
+// whatever else runs on the machine, which moves a run's rate much more than these ratios.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fmt, freshDataDir, hearth, loadAverage, loadPair, root, rssMiB, startBare, startHearth, stop } from './lib/procs.mjs';
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 3000);
-// Rounds of the token comparison: each target measured this many times, in turn.
-const TOKEN_ROUNDS = Number(process.env.BENCH_TOKEN_ROUNDS ?? 7);
-
-const median = (values) => {
-  const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
-  return sorted.length === 0 ? NaN : sorted[Math.floor(sorted.length / 2)];
-};
+// Cycles of the token comparison: each target loaded this many times, in turn, for SLICE_MS each.
+const TOKEN_CYCLES = Number(process.env.BENCH_TOKEN_CYCLES ?? 40);
+const SLICE_MS = Number(process.env.BENCH_SLICE_MS ?? 300);
 
 /**
- * Measures several targets in short alternating rounds (the order turning each round), so that
- * all see the same load from whatever else runs on the machine; the median of each figure.
+ * Loads the targets of a server in turn (see bench/lib/alternate-worker.mjs); per target, the
+ * median rate and server CPU µs per request, and the medians of its per-cycle ratios to the others.
  */
-function loadRounds(targets, { concurrency, durationMs, rounds }) {
-  const results = targets.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    const order = targets.map((_, i) => (i + r) % targets.length);
-    for (const i of order) {
-      results[i].push(load({ ...targets[i], concurrency, durationMs: Math.max(400, Math.round(durationMs / rounds)), warmupMs: r === 0 ? 500 : 150 }));
-    }
-  }
-  return results.map((rs) => ({
-    rps: median(rs.map((x) => x.rps)),
-    p50: median(rs.map((x) => x.p50)),
-    p99: median(rs.map((x) => x.p99)),
-    errors: rs.reduce((n, x) => n + x.errors, 0),
-  }));
+function alternate(targets, { concurrency, pid }) {
+  const options = { targets, concurrency, sliceMs: SLICE_MS, cycles: TOKEN_CYCLES, warmupMs: 1500, pid };
+  const out = execFileSync(process.execPath, [join(root, 'bench', 'lib', 'alternate-worker.mjs'), JSON.stringify(options)], { encoding: 'utf8' });
+  return JSON.parse(out);
 }
 
 /** Checks that a request answers 200 (and, for a counted one, carries the rate-limit headers). */
 async function check(url, headers, counted) {
-  const res = await fetch(url, { headers });
+  // A connection of its own: a kept-alive one may be closed by the server as it is reused.
+  const res = await fetch(url, { headers: { ...headers, connection: 'close' } });
   const body = await res.text();
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${body}`);
   if (counted !== res.headers.has('x-ratelimit-limit')) throw new Error(`${url}: rate-limit headers ${counted ? 'missing' : 'unexpected'}`);
@@ -93,24 +85,29 @@ export async function run() {
     ];
     for (const t of targets) await check(server.url + t.path, t.headers, variant.counted);
     for (const concurrency of [1, 10]) {
-      const [anon, withToken, vc] = loadRounds(
+      const { targets: [anon, withToken, vc], errors } = alternate(
         targets.map((t) => ({ url: server.url + t.path, headers: t.headers })),
-        { concurrency, durationMs: DURATION * 2, rounds: TOKEN_ROUNDS },
+        { concurrency, pid: server.child.pid },
       );
       for (const [t, h] of [[targets[0], anon], [targets[1], withToken], [targets[2], vc]]) {
-        tokenRows.push({ requests: variant.name, endpoint: t.label, clients: concurrency, rps: fmt(h.rps, 0), p50_ms: fmt(h.p50, 2), p99_ms: fmt(h.p99, 2), errors: h.errors });
+        tokenRows.push({ requests: variant.name, endpoint: t.label, clients: concurrency, rps: fmt(h.rps, 0), 'server CPU µs/request': fmt(h.cpuUs, 1) });
       }
       ratios.push({
         requests: variant.name, clients: concurrency,
-        'token cost (no token ÷ token)': `×${fmt(anon.rps / withToken.rps, 3)}`,
-        'verify_credentials ÷ instance (no token)': fmt(vc.rps / anon.rps, 3),
-        'verify_credentials ÷ instance (token)': fmt(vc.rps / withToken.rps, 3),
+        'token cost: rate (no token ÷ token)': `×${fmt(anon.rate[1], 3)}`,
+        'CPU (token ÷ no token)': `×${fmt(withToken.cpu[0], 3)}`,
+        'verify_credentials ÷ instance (no token): rate': fmt(vc.rate[0], 3),
+        'CPU⁻¹': fmt(anon.cpu[2], 3),
+        'verify_credentials ÷ instance (token): rate': fmt(vc.rate[1], 3),
+        'CPU⁻¹ ': fmt(withToken.cpu[2], 3),
+        errors,
         load: loadAverage(),
       });
     }
   }
   console.table(tokenRows);
   console.table(ratios);
-  console.log('targets (issue 14): a token costs ≤ ×1.10 and verify_credentials ≥ 0.85 of /api/v1/instance, rate limits counted or not');
+  console.log('targets (issue 14): a token costs ≤ ×1.10 and verify_credentials ≥ 0.85 of /api/v1/instance (without a token), rate limits counted or not;');
+  console.log('CPU: the server’s CPU time per request, which the load of other processes moves less than the rate (CPU⁻¹: instance µs ÷ verify_credentials µs)');
   await stop(server.child);
 }

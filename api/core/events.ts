@@ -10,6 +10,14 @@ export interface EventMap {
   /** A local account moved to another account (api/core/accounts/move.ts): federation sends Move. */
   'account.moved': { accountId: string; targetAccountId: string; migrationId: string };
   'user.signed_up': { userId: string; accountId: string; approved: boolean };
+  /** A moderator approved a pending sign-up (core/admin/accounts.ts). */
+  'user.approved': { userId: string; accountId: string };
+  /**
+   * A moderator took an action against an account (a warning, or strike, was recorded; see
+   * core/admin/accounts-action.ts). `notify`: the target is local and the moderator asked for an
+   * e-mail (Mastodon then mails the user and sends a `moderation_warning` notification).
+   */
+  'account.warned': { warningId: string; accountId: string; targetAccountId: string; action: string; notify: boolean };
   'token.revoked': { tokenId: string; userId: string | null };
   'status.created': { statusId: string; accountId: string };
   'status.updated': { statusId: string; accountId: string };
@@ -62,6 +70,8 @@ export interface EventMap {
   /** A local account stopped featuring a hashtag; federation sends Remove(Hashtag). */
   'featured_tag.deleted': { accountId: string; name: string };
   'report.created': { reportId: string; accountId: string; targetAccountId: string };
+  /** Staff changed a report (category, rules, assignee, resolved or reopened): webhooks send `report.updated`. */
+  'report.updated': { reportId: string };
   // Quote posts (core/statuses/quotes*.ts).
   /** A quote was accepted (at once, or when its quoted author approved it). */
   'quote.accepted': { quoteId: string; statusId: string; accountId: string; quotedStatusId: string; quotedAccountId: string };
@@ -73,6 +83,13 @@ export interface EventMap {
   'quote.pending': { quoteId: string; statusId: string };
   /** A status's quote policy changed without an edit (federation sends a local one again). */
   'status.quote_policy_updated': { statusId: string; accountId: string };
+  // Announcements (core/announcements): what the user streams send.
+  /** An announcement was published, or edited while published (`announcement` event). */
+  'announcement.published': { announcementId: string };
+  /** An announcement users saw was unpublished, ended or deleted (`announcement.delete` event). */
+  'announcement.deleted': { announcementId: string };
+  /** A reaction to an announcement was added or removed (`announcement.reaction` event with the new count). */
+  'announcement.reaction': { announcementId: string; name: string };
 }
 
 export type EventName = keyof EventMap;

@@ -1,6 +1,6 @@
 import { countUsers } from '../db/repos/users.js';
 import { notFound, unprocessable } from '../util/errors.js';
-import { createLocalUser } from './accounts/create.js';
+import { emitLocalUserCreated, insertLocalUser, prepareLocalUser } from './accounts/create.js';
 import type { Deps } from './deps.js';
 import { randomSecret } from './oauth/tokens.js';
 
@@ -61,13 +61,19 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /**
  * Creates the owner: checks the confirmation and e-mail, then the username and password rules of
- * `createLocalUser`, all before anything is written. 404 once an owner exists.
+ * `prepareLocalUser`, all before anything is written. 404 once an owner exists. The password hash
+ * and the key pair are made off the event loop; whether an owner exists is checked again in the
+ * transaction that inserts, so no second owner can slip in meanwhile.
  */
-export function createOwner(deps: Deps, input: OwnerInput): { userId: string; accountId: string } {
+export async function createOwner(deps: Deps, input: OwnerInput): Promise<{ userId: string; accountId: string }> {
   if (!needsSetup(deps)) throw notFound();
   if (input.password !== input.passwordConfirmation) throw unprocessable("Password confirmation doesn't match Password");
   if (input.email !== null && !EMAIL.test(input.email)) throw unprocessable('Email is invalid');
-  // createLocalUser runs synchronously from here, so no second owner can slip in between the
-  // check above and its insert.
-  return createLocalUser(deps, { username: input.username, email: input.email, password: input.password, role: 'owner', approved: true });
+  const prepared = await prepareLocalUser({ username: input.username, email: input.email, password: input.password, role: 'owner', approved: true });
+  const created = deps.db.transaction(() => {
+    if (!needsSetup(deps)) throw notFound();
+    return insertLocalUser(deps, prepared);
+  });
+  emitLocalUserCreated(deps, prepared);
+  return created;
 }

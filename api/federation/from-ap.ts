@@ -12,6 +12,23 @@ function text(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
+/**
+ * A copy of converted data with every NUL character removed from its strings (in arrays and plain
+ * objects too). Remote servers may send them; Mastodon cannot store them, nothing shows them, and
+ * passing them on (in the API, or federated again) makes peers choke. Applied to what every
+ * `fromAp…` conversion returns, so no remote text reaches the database with one.
+ */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => withoutNul(v)) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[withoutNul(k)] = withoutNul(v);
+    return out as T;
+  }
+  return value;
+}
+
 function href(value: URL | Link | null | undefined): string | null {
   if (!value) return null;
   if (value instanceof URL) return value.href;
@@ -62,7 +79,7 @@ export async function fromApActor(actor: Actor, raw: unknown = null): Promise<Re
     }
   }
   const url = actor.url;
-  return {
+  return withoutNul({
     uri: actor.id.href,
     username: text(actor.preferredUsername),
     domain: domainToUnicode(actor.id.hostname).toLowerCase() + (actor.id.port ? `:${actor.id.port}` : ''),
@@ -87,7 +104,7 @@ export async function fromApActor(actor: Actor, raw: unknown = null): Promise<Re
     following: actor.followingId?.href ?? null,
     featured: actor.featuredId?.href ?? null,
     featuredTags: actor.featuredTagsId?.href ?? null,
-  };
+  });
 }
 
 /**
@@ -126,7 +143,7 @@ export function pollOf(raw: unknown): RemotePollData | null {
   if (options.length === 0) return null;
   const end = typeof r.endTime === 'string' ? Date.parse(r.endTime) : typeof r.closed === 'string' ? Date.parse(r.closed) : NaN;
   const voters = r.votersCount;
-  return { options, tallies, multiple, votersCount: typeof voters === 'number' && voters >= 0 ? Math.floor(voters) : null, expiresAt: Number.isFinite(end) ? end : null };
+  return withoutNul({ options, tallies, multiple, votersCount: typeof voters === 'number' && voters >= 0 ? Math.floor(voters) : null, expiresAt: Number.isFinite(end) ? end : null });
 }
 
 /** What Fedify's typed Document leaves out of an attachment: Mastodon's blurhash and focal point. */
@@ -209,7 +226,7 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
   const localized = [content, ...note.contents].find((c) => c !== null && typeof c === 'object' && 'locale' in c);
   const language = localized ? String(localized.locale.baseName) : null;
   const url = note.url;
-  return {
+  return withoutNul({
     uri: note.id.href,
     url: url instanceof URL ? url.href : url instanceof Link ? (url.href?.href ?? null) : null,
     content: text(content) + legacyQuoteLink(quoting, text(content)),
@@ -225,7 +242,7 @@ export async function fromApNote(note: Note | Question, followersUri: string | n
     updated: note.updated ? note.updated.epochMilliseconds : null,
     poll: note instanceof Question ? pollOf(raw) : null,
     quoting,
-  };
+  });
 }
 
 const PUBLIC_IDS: readonly string[] = [PUBLIC_COLLECTION.href, 'as:Public', 'Public'];

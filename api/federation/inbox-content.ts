@@ -9,7 +9,7 @@ import { pollOfLocalStatus, receiveRemoteVote } from '../core/federation/votes.j
 import { findAccountById, type AccountRow } from '../db/repos/accounts.js';
 import { findStatusByUri, type StatusRow } from '../db/repos/statuses.js';
 import { now } from '../util/clock.js';
-import { fromApNote, visibilityOf } from './from-ap.js';
+import { fromApNote, visibilityOf, withoutNul } from './from-ap.js';
 import { storeEmojiTags } from './emoji-tags.js';
 import { receivedActivity, receivedObject } from './received.js';
 import { hashtagChangeOf, receiveHashtagChange } from './inbox-hashtags.js';
@@ -145,7 +145,7 @@ export async function onFlag(ctx: Ctx, flag: Flag): Promise<void> {
   const sender = await remoteSender(ctx, flag);
   if (!sender) return;
   const uris = flag.objectIds.map((u) => u.href);
-  const comment = flag.content === null || flag.content === undefined ? '' : String(flag.content);
+  const comment = withoutNul(flag.content === null || flag.content === undefined ? '' : String(flag.content));
   for (const u of flag.objectIds) {
     const target = localAccountOf(ctx, u);
     if (!target) continue;

@@ -63,6 +63,9 @@ export async function remoteSender(ctx: Ctx, activity: Activity): Promise<Accoun
   // and write the same row, which cost most of an inbound activity. Profile changes come as
   // Update(actor) (stored by onUpdate), and a stale account is fetched again.
   const known = findRemoteAccount(ctx.data, activity.actorId.href);
+  // An account suspended here is heard only when it takes something back or updates itself, as
+  // Mastodon ignores a suspended actor's other activities (core/admin suspends accounts).
+  if (known && known.suspended_at !== null && !(activity instanceof Delete || activity instanceof Undo || activity instanceof Reject || activity instanceof Update)) return null;
   if (known && known.last_fetched_at !== null && now() - known.last_fetched_at < DOCUMENT_TTL_MS) return known;
   const options = await loaderOptions(ctx);
   // Loaded first for its JSON as served (see fromApActor); getActor then reads it from the cache.

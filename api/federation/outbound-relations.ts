@@ -61,13 +61,14 @@ export function installRelationOutbound(deps: Deps, federation: Federation<Deps>
     }),
     ...(['follow.deleted', 'follow_request.deleted'] as const).map((name) =>
       deps.events.on(name, (payload) => {
-        // A local account blocked a remote follower's (or requester's) whole domain: the follow
-        // ended here, and its server learns it through Reject(Follow), as Mastodon does on a
-        // user domain block. (The row, and the Follow's id, are gone: actor and object name it.)
+        // A local account blocked a remote follower's (or requester's) whole domain, or a
+        // moderator suspended the follower (core/admin): the follow ended here, and its server
+        // learns it through Reject(Follow), as Mastodon does. (The row, and the Follow's id, are
+        // gone: actor and object name it.)
         const follower = account(payload.accountId, false);
         const target = account(payload.targetAccountId, true);
         const r = follower ? recipientOf(follower) : null;
-        if (!follower?.uri || !target || !r || !blocksSenderDomain(deps, target, follower)) return;
+        if (!follower?.uri || !target || !r || (follower.suspended_at === null && !blocksSenderDomain(deps, target, follower))) return;
         const me = actorUri(target, deps.uris);
         const id = 'followId' in payload ? payload.followId : payload.followRequestId;
         const reject = new Reject({ id: new URL(`${me}#rejects/follows/${id}`), actor: new URL(me), object: remoteFollow(null, follower.uri, me), to: new URL(follower.uri) });

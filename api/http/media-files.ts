@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { findStoredFile } from '../core/media/files.js';
+import { notFound } from '../util/errors.js';
 import type { Ctx, Routes } from './routes.js';
 
 /**
@@ -40,10 +41,7 @@ async function serve(ctx: Ctx): Promise<void> {
     .map((name) => String(req.params[name]))
     .join('/');
   const file = await findStoredFile(ctx.deps, key);
-  if (!file) {
-    res.status(404).type('text/plain').send('Not Found');
-    return;
-  }
+  if (!file) throw notFound();
   const etag = `"${file.size.toString(16)}-${Math.floor(file.mtimeMs).toString(16)}"`;
   res.setHeader('Content-Type', file.contentType);
   res.setHeader('Cache-Control', IMMUTABLE);
@@ -63,7 +61,7 @@ async function serve(ctx: Ctx): Promise<void> {
   const range = ifRange && ifRange !== etag ? null : parseRange(req.headers.range, file.size);
   if (range === 'unsatisfiable') {
     res.setHeader('Content-Range', `bytes */${file.size}`);
-    res.status(416).end();
+    res.status(416).json({ error: 'Range Not Satisfiable' });
     return;
   }
   const { start, end } = range ?? { start: 0, end: file.size - 1 };

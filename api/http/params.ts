@@ -56,33 +56,85 @@ export function arrayOf<T extends z.ZodType>(item: T) {
   }, z.array(item).optional());
 }
 
-function describe(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String).join('.');
-  return path ? `${path} ${issue.message}` : issue.message;
+type Issue = z.core.$ZodRawIssue;
+
+/**
+ * What Rails says for a broken rule, with Mastodon's `details` code: the messages of ActiveModel's
+ * validators (length, presence, numericality, inclusion), for the rules a schema states without a
+ * message of its own. A message the schema gives wins (zod applies this map only without one).
+ */
+function railsRule(issue: Issue): { message: string; code: string } {
+  const bound = (key: 'maximum' | 'minimum') => String((issue as { [k in typeof key]?: number | bigint })[key] ?? '');
+  const origin = (issue as { origin?: string }).origin;
+  switch (issue.code) {
+    case 'too_big':
+      if (origin === 'number' || origin === 'bigint') return { message: `must be less than or equal to ${bound('maximum')}`, code: 'ERR_INVALID' };
+      return { message: `is too long (maximum is ${bound('maximum')} characters)`, code: 'ERR_TOO_LONG' };
+    case 'too_small':
+      if (origin === 'number' || origin === 'bigint') return { message: `must be greater than or equal to ${bound('minimum')}`, code: 'ERR_INVALID' };
+      if (bound('minimum') === '1') return { message: "can't be blank", code: 'ERR_BLANK' };
+      return { message: `is too short (minimum is ${bound('minimum')} characters)`, code: 'ERR_TOO_SHORT' };
+    case 'invalid_type': {
+      if (issue.input === undefined || issue.input === null) return { message: "can't be blank", code: 'ERR_BLANK' };
+      const expected = (issue as { expected?: string }).expected;
+      if (expected === 'int') return { message: 'must be an integer', code: 'ERR_INVALID' };
+      if (expected === 'number') return { message: 'is not a number', code: 'ERR_INVALID' };
+      return { message: 'is invalid', code: 'ERR_INVALID' };
+    }
+    case 'invalid_value':
+      return { message: 'is not included in the list', code: 'ERR_INCLUSION' };
+    default:
+      return { message: 'is invalid', code: 'ERR_INVALID' };
+  }
+}
+
+/** An attribute's name as Rails' `humanize` writes it in full messages (`display_name` → "Display name"). */
+function humanize(path: readonly PropertyKey[]): string {
+  const words = path
+    .filter((p) => typeof p === 'string')
+    .join(' ')
+    .replaceAll('_', ' ')
+    .trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /**
  * Validates request input against a schema; a failure answers 422 with the first problem named,
- * as Mastodon's validation errors do. Unknown parameters are ignored, as Rails does.
+ * as Mastodon's validation errors do ("Validation failed: Title is too long (maximum is 100
+ * characters), …", every broken rule, with `details` per attribute). Rules stated without a message get Rails' wording
+ * and the attribute's humanized name; a schema's own message is kept with the parameter's name as
+ * given. Unknown parameters are ignored, as Rails does.
  */
 export function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
-  const result = schema.safeParse(input);
+  const railsCodes = new Map<string, string>();
+  const result = schema.safeParse(input, {
+    error: (issue) => {
+      const rule = railsRule(issue);
+      railsCodes.set(rule.message, rule.code);
+      return rule.message;
+    },
+  });
   if (!result.success) {
-    const first = result.error.issues[0];
     const details: Record<string, { error: string; description: string }[]> = {};
+    const sentences: string[] = [];
     for (const issue of result.error.issues) {
       const field = issue.path.map(String).join('.') || 'base';
-      (details[field] ??= []).push({ error: issue.code === 'too_big' ? 'ERR_TOO_LONG' : issue.code === 'too_small' ? 'ERR_TOO_SHORT' : 'ERR_INVALID', description: issue.message });
+      const rails = railsCodes.get(issue.message);
+      const code = rails ?? (issue.code === 'too_big' ? 'ERR_TOO_LONG' : issue.code === 'too_small' ? 'ERR_TOO_SHORT' : 'ERR_INVALID');
+      (details[field] ??= []).push({ error: code, description: issue.message });
+      const label = rails ? humanize(issue.path) : issue.path.map(String).join('.');
+      sentences.push(label ? `${label} ${issue.message}` : issue.message);
     }
-    throw new ApiError(422, `Validation failed: ${first ? describe(first) : 'invalid parameters'}`, { cause: result.error, extra: { details } });
+    // Rails' RecordInvalid names every broken rule, joined by commas.
+    throw new ApiError(422, `Validation failed: ${sentences.join(', ') || 'invalid parameters'}`, { cause: result.error, extra: { details } });
   }
   return result.data;
 }
 
-/** Like `parse`, but a missing required parameter answers 400 as Rails' ParameterMissing does. */
+/** Like `parse`, but a missing required parameter answers 400 with Rails' ParameterMissing text (Rails 8, as Mastodon 4.5 runs). */
 export function required<T>(value: T | undefined | null, name: string): T {
   if (value === undefined || value === null || value === '') {
-    throw new ApiError(400, `Missing required parameter: ${name}`);
+    throw new ApiError(400, `param is missing or the value is empty or invalid: ${name}`);
   }
   return value;
 }

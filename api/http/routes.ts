@@ -1,11 +1,12 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { recordUserActivity } from '../core/admin/measures-activity.js';
 import type { Deps } from '../core/deps.js';
 import { openCommitGroup } from '../core/durability.js';
 import { invalidToken } from '../core/oauth/errors.js';
 import type { AuthContext } from '../core/oauth/tokens.js';
 import { scopeCovers } from '../core/oauth/scopes.js';
 import { ApiError, forbidden } from '../util/errors.js';
-import { requestInput } from './middleware/body.js';
+import { requestInput, type Admission } from './middleware/body.js';
 import { resolveAuth } from './middleware/auth.js';
 import { holdResponse, respond, sendAllowed } from './respond.js';
 import { compilePath, RouteIndex } from './route-index.js';
@@ -107,6 +108,29 @@ export class Routes {
     this.index.add({ index: this.index.all.length, method, auth, scopes, handler, ...compilePath(path) });
   }
 
+  /**
+   * What the body parser may do with a request, decided from its method, path and headers alone:
+   * refuse it with the error its route's auth would answer (a missing or invalid token, a scope
+   * it lacks), so that none of an upload is written before the refusal; read it without keeping
+   * files when no route takes it; or read it.
+   */
+  admission(req: Request): Admission {
+    let found: ReturnType<RouteIndex<Handler<Ctx>>['find']>;
+    try {
+      found = this.index.find(req.method, req.path);
+    } catch {
+      // A path the index refuses is answered by dispatch; no upload is kept for it.
+      return { ok: true, keepFiles: false };
+    }
+    if (!found) return { ok: true, keepFiles: false };
+    try {
+      checkCaller(this.deps, req, found.entry.auth, found.entry.scopes);
+    } catch (error) {
+      return { ok: false, error };
+    }
+    return { ok: true, keepFiles: true };
+  }
+
   private dispatch(req: Request, res: Response, next: NextFunction): void {
     let found: ReturnType<RouteIndex<Handler<Ctx>>['find']>;
     try {
@@ -184,14 +208,16 @@ export class Routes {
   }
 }
 
-/** The handler's context, once the route's auth mode and scopes are satisfied (401/403/422 otherwise). */
-function authorize(deps: Deps, req: Request, res: Response, mode: AuthMode, scopes: readonly string[]): Ctx {
-  const base: Ctx = { req, res, deps, auth: null, input: requestInput(req) };
-  if (mode === 'none') return base;
+/**
+ * The caller of a route, once its auth mode and scopes are satisfied (401/403/422 thrown
+ * otherwise); null when the route needs none and none was given. Reads only the headers.
+ */
+function checkCaller(deps: Deps, req: Request, mode: AuthMode, scopes: readonly string[]): AuthContext | null {
+  if (mode === 'none') return null;
   const { present, auth, refusal } = resolveAuth(deps, req);
   if (present && !auth) throw invalidToken(refusal ?? 'unknown');
   if (!auth) {
-    if (mode === 'public') return base;
+    if (mode === 'public') return null;
     throw invalidToken();
   }
   if (scopes.length > 0 && !scopes.some((s) => scopeCovers(auth.scopes, s))) {
@@ -201,7 +227,16 @@ function authorize(deps: Deps, req: Request, res: Response, mode: AuthMode, scop
     if (!auth.user || !auth.account) throw new ApiError(422, 'This method requires an authenticated user');
     if (auth.user.confirmed_at === null) throw forbidden('Your login is missing a confirmed e-mail address');
     if (!auth.user.approved) throw forbidden('Your login is currently pending approval');
-    return { ...base, auth, user: auth.user, account: auth.account } as UserCtx;
   }
-  return { ...base, auth };
+  return auth;
+}
+
+/** The handler's context, once the route's auth mode and scopes are satisfied (401/403/422 otherwise). */
+function authorize(deps: Deps, req: Request, res: Response, mode: AuthMode, scopes: readonly string[]): Ctx {
+  const auth = checkCaller(deps, req, mode, scopes);
+  // Every request with a user's token counts as that user's activity today (the admin dashboard).
+  if (auth?.user) recordUserActivity(deps, auth.user.id);
+  const base: Ctx = { req, res, deps, auth, input: requestInput(req) };
+  if (mode === 'user' && auth?.user && auth.account) return { ...base, auth, user: auth.user, account: auth.account } as UserCtx;
+  return base;
 }

@@ -52,7 +52,7 @@ export function register(r: Routes): void {
     '/setup',
     'none',
     [],
-    page((ctx) => {
+    page(async (ctx) => {
       if (!guard(ctx)) return;
       const username = (field(ctx.input, 'username') ?? '').trim();
       const email = (field(ctx.input, 'email') ?? '').trim();
@@ -62,7 +62,7 @@ export function register(r: Routes): void {
       }
       let owner: { userId: string; accountId: string };
       try {
-        owner = createOwner(ctx.deps, {
+        owner = await createOwner(ctx.deps, {
           username,
           email: email || null,
           password: field(ctx.input, 'password') ?? '',

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Deps } from '../core/deps.js';
+import { rejectsRemoteMedia } from '../core/federation/instance-domains.js';
 import { mediaStorage } from '../core/media/storage.js';
 import { findAccountById, updateAccount } from '../db/repos/accounts.js';
 import { findMediaRow, updateMediaRow } from '../db/repos/media-uploads.js';
@@ -159,6 +160,8 @@ async function copyOne(deps: Deps, ctx: RemoteFetchContext, task: RemoteMediaTas
   const staged = await storage.stagingPath();
   let keys: string[] = [];
   try {
+    // A domain block that rejects media: the record keeps its remote URL (a final refusal).
+    if (rejectsRemoteMedia(deps, task.kind, task.id, source)) throw new RemoteMediaRefused('media from this domain is rejected');
     const limit =
       task.kind === 'attachment' ? REMOTE_MEDIA_LIMITS.attachmentBytes : task.kind === 'emoji' ? REMOTE_MEDIA_LIMITS.emojiBytes : REMOTE_MEDIA_LIMITS.profileImageBytes;
     const { size } = await downloadRemoteFile(ctx, source, staged, limit, signal);

@@ -19,8 +19,13 @@ const FRAME_TIMEOUT_MS = 30_000;
 /** Bytes of PNG accepted (a 3840×2160 frame is well under this). */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
-/** ffmpeg's demuxer for the containers we read video from. */
-const DEMUXERS: Partial<Record<DetectedType['container'], string>> = { isobmff: 'mov', webm: 'matroska', ogg: 'ogg' };
+/** ffmpeg's demuxer for the containers we read video from (GIF: animated ones are converted). */
+const DEMUXERS: Partial<Record<DetectedType['container'], string>> = { isobmff: 'mov', webm: 'matroska', ogg: 'ogg', gif: 'gif' };
+
+/** The ffmpeg demuxer for a detected type, or null when we do not read video from it. */
+export function demuxerOf(type: DetectedType): string | null {
+  return DEMUXERS[type.container] ?? null;
+}
 
 /** Test-only switches; null (off) in production. */
 export const videoFrameTestHooks: { ffmpegPath: string | null } = { ffmpegPath: null };
@@ -49,7 +54,7 @@ export function ffmpegPath(): string | null {
  */
 export async function extractVideoFrame(path: string, type: DetectedType): Promise<Buffer | null> {
   const binary = ffmpegPath();
-  const demuxer = DEMUXERS[type.container];
+  const demuxer = demuxerOf(type);
   if (!binary || !demuxer) return null;
   const args = [
     '-nostdin', '-hide_banner', '-loglevel', 'error', '-threads', '1',

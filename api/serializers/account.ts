@@ -3,6 +3,7 @@ import type { DefaultPrivacy, QuotePolicy } from '../core/accounts/settings.js';
 import { parseProfileFields, parseStringList, type AccountRow, type CustomEmojiRow, type StoredProfileField } from '../db/repos/accounts.js';
 import type { UserRole } from '../db/repos/users.js';
 import { isoDate, isoTime } from '../util/clock.js';
+import type { RoleDefinition } from '../util/permissions.js';
 import type { Uris } from '../util/uris.js';
 import { toMastodonCustomEmoji, type CustomEmoji } from './custom-emoji.js';
 import { toMastodonAccountRoles, toMastodonRole, type AccountRole, type Role } from './role.js';
@@ -98,6 +99,8 @@ export type MastodonCredentialAccount = CredentialAccount;
 export interface AccountViewUser {
   id: string;
   role: UserRole;
+  /** The user's custom role, which replaces `role` when set (core loads it). */
+  customRole?: RoleDefinition | null | undefined;
   approved: boolean;
   disabled: boolean;
   /** The user's explicit indexing choice, or null when never made. */
@@ -217,7 +220,7 @@ function serialize(view: AccountView, uris: Uris, depth: number): Account {
     show_featured: true,
     emojis: suspended ? [] : view.emojis.map((e) => toMastodonCustomEmoji(e, uris)).filter((e): e is CustomEmoji => e !== null),
     fields: suspended ? [] : parseProfileFields(a.fields).map(fieldHtml),
-    roles: suspended || !local ? [] : toMastodonAccountRoles(view.user?.role ?? null),
+    roles: suspended || !local ? [] : toMastodonAccountRoles(view.user ? (view.user.customRole ?? view.user.role) : null),
   };
   if (local) out.noindex = noindexOf(view);
   // The moved-to account is shown with its own move, one level deeper, and cut there.
@@ -254,6 +257,6 @@ export function toMastodonCredentialAccount(view: AccountView, user: { role: Use
       indexable: a.indexable === 1,
       attribution_domains: parseStringList(a.attribution_domains),
     },
-    role: toMastodonRole(user.role),
+    role: toMastodonRole(view.user?.customRole ?? user.role),
   };
 }

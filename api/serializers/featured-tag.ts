@@ -7,7 +7,7 @@ import type { Uris } from '../util/uris.js';
 export interface MastodonFeaturedTag {
   /** The featured tag's own id, not the tag's. */
   id: string;
-  /** The hashtag's name, without the number sign. */
+  /** The hashtag's name as it was featured (else the tag's), without the number sign. */
   name: string;
   /** The account's statuses with this tag. */
   url: string;
@@ -22,7 +22,8 @@ export function toMastodonFeaturedTag(row: FeaturedTagStatsRow, account: Pick<Ac
   return {
     id: row.id,
     name: row.name,
-    url: uris.accountTagUrl(account.username, account.domain, row.name),
+    // The name it was featured under is shown; the link is the tag's own (Mastodon links the tag).
+    url: uris.accountTagUrl(account.username, account.domain, row.tag_name),
     statuses_count: String(row.statuses_count),
     last_status_at: row.last_status_at === null ? null : isoDate(row.last_status_at),
   };

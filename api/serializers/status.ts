@@ -154,7 +154,8 @@ export function toMastodonStatus(view: StatusView, uris: Uris, options: { source
     created_at: isoTime(s.created_at),
     in_reply_to_id: s.in_reply_to_id,
     in_reply_to_account_id: s.in_reply_to_account_id,
-    sensitive: Boolean(s.sensitive),
+    // A moderator marked the author's media sensitive (Mastodon's force-sensitive accounts).
+    sensitive: Boolean(s.sensitive) || view.author.sensitized_at !== null,
     spoiler_text: s.spoiler_text,
     visibility: s.visibility,
     language: s.language,

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Deps } from '../core/deps.js';
 import type { Db } from '../db/connection.js';
+import { installAnnouncementStreaming } from './announcements.js';
 import { installDispatch } from './dispatch.js';
 import { Hub } from './hub.js';
 import { streamingHttp as sseHandler } from './sse.js';
@@ -36,11 +37,13 @@ export function streamingHttp(deps: Deps): RequestHandler {
 export function installStreaming(deps: Deps, servers: Server | readonly Server[]): () => void {
   const hub = new Hub(deps.uris.base);
   const stopDispatch = installDispatch(deps, hub);
+  const stopAnnouncements = installAnnouncementStreaming(deps, hub);
   const detachAll = (Array.isArray(servers) ? servers : [servers]).map((server: Server) => attachWebSocket(deps, hub, server));
   hubs.set(deps.db, hub);
   return () => {
     for (const detach of detachAll) detach();
     stopDispatch();
+    stopAnnouncements();
     hub.close();
     if (hubs.get(deps.db) === hub) hubs.delete(deps.db);
   };

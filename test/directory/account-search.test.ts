@@ -72,7 +72,7 @@ describe('GET /api/v1/accounts/search', () => {
     expect(await search('q=robin')).toContain(robin.accountId);
   });
 
-  it('limit and offset page through results; a blank query finds nothing; a bad limit is 422', async () => {
+  it('limit and offset page through results; a blank query finds nothing; a bad limit reads as 0', async () => {
     const all = await search('q=rob');
     expect(all).toHaveLength(4);
     expect(await search('q=rob&limit=2')).toEqual(all.slice(0, 2));
@@ -83,7 +83,7 @@ describe('GET /api/v1/accounts/search', () => {
     const bad = await viewer.client.get('/api/v1/accounts/search?q=rob&offset=-1');
     expect(bad.status).toBe(422);
     expect(bad.body.details).toHaveProperty('offset');
-    expect((await viewer.client.get('/api/v1/accounts/search?q=rob&limit=lots')).status).toBe(422);
+    expect(await search('q=rob&limit=lots')).toEqual([]);
   });
 
   it('needs a user token with read:accounts', async () => {

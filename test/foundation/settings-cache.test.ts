@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { federatesWith } from '../../api/core/federation/instance-domains.js';
+import { addInstanceDomain, federatesWith, removeInstanceDomain } from '../../api/core/federation/instance-domains.js';
 import type { Deps } from '../../api/core/deps.js';
 import { Db, openDatabase } from '../../api/db/connection.js';
 import { migrate } from '../../api/db/migrate.js';
@@ -68,23 +68,28 @@ describe('settings kept between reads', () => {
     expect(getSetting(db, 'test.value')).toEqual({ n: 3 });
   });
 
-  it('decides a host once while the domain lists are unchanged, and follows a block made elsewhere at once', () => {
+  it('decides a host once while the domain rules are unchanged, and follows a block made elsewhere at once', () => {
+    // The domain rules are rows now (migration 0093); a counter moved by every write, from any
+    // connection, tells when to read them again.
     const deps = { db } as unknown as Deps;
-    setSetting(db, 'federation.domain_blocks', ['blocked.example']);
+    const cliDeps = { db: cli } as unknown as Deps;
+    const ruleReads = () => ran.filter((sql) => /FROM instance_domain_blocks/.test(sql)).length;
+    addInstanceDomain(deps, 'block', 'blocked.example');
     ran.length = 0;
     for (let i = 0; i < 5; i++) {
       expect(federatesWith(deps, 'peer.example')).toBe(true);
       expect(federatesWith(deps, 'sub.blocked.example')).toBe(false);
     }
-    expect(settingReads()).toBe(2);
+    expect(ruleReads()).toBe(1);
     // `hearth domain block peer.example`, from the CLI's own connection.
-    setSetting(cli, 'federation.domain_blocks', ['blocked.example', 'peer.example']);
+    addInstanceDomain(cliDeps, 'block', 'peer.example');
     expect(federatesWith(deps, 'peer.example')).toBe(false);
-    setSetting(db, 'federation.domain_blocks', []);
+    removeInstanceDomain(deps, 'block', 'peer.example');
+    removeInstanceDomain(deps, 'block', 'blocked.example');
     expect(federatesWith(deps, 'peer.example')).toBe(true);
     expect(federatesWith(deps, 'sub.blocked.example')).toBe(true);
     // Allow-list mode, set by another connection.
-    setSetting(cli, 'federation.domain_allows', ['friend.example']);
+    addInstanceDomain(cliDeps, 'allow', 'friend.example');
     expect(federatesWith(deps, 'peer.example')).toBe(false);
     expect(federatesWith(deps, 'friend.example')).toBe(true);
   });

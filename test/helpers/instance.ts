@@ -61,7 +61,7 @@ export async function startInstance(input: ConfigInput = {}): Promise<TestInstan
     anon: new TestClient(url),
     async createUser(username, options = {}) {
       const password = options.password ?? `${username}-password-123`;
-      const { userId, accountId } = createLocalUser(deps, {
+      const { userId, accountId } = await createLocalUser(deps, {
         username,
         password,
         role: options.role ?? 'user',

@@ -139,4 +139,15 @@ export const KNOWN_SCHEMA_MISTAKES: SchemaFix[] = [
       if (height) height.type = ['integer', 'null'];
     },
   },
+  {
+    why:
+      "ExtendedDescription.updated_at is null until an administrator writes the about page: Mastodon's " +
+      'ExtendedDescription.current has no time without its setting and the serializer answers `updated_at&.iso8601`; ' +
+      'the description only allows a date-time.',
+    apply(spec) {
+      const about = spec.components.schemas.ExtendedDescription as { properties: Record<string, { type: unknown }> };
+      const updatedAt = about.properties.updated_at;
+      if (updatedAt) updatedAt.type = ['string', 'null'];
+    },
+  },
 ];

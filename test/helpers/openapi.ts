@@ -74,3 +74,19 @@ export function validateResponse(method: string, path: string, status: number, b
   if (!validate || validate(body)) return [];
   return (validate.errors ?? []).slice(0, 10).map((e) => `${key}: ${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
+
+/**
+ * Problems found validating `body` as one of the description's entities (a component schema, e.g.
+ * `AdminAccount`), for responses of methods the description does not list; empty when fine.
+ */
+export function validateEntity(component: string, body: unknown): string[] {
+  const { ajv: a } = load();
+  const key = `entity ${component}`;
+  let validate = compiled.get(key);
+  if (validate === undefined) {
+    validate = a.compile({ $ref: `mastodon#/components/schemas/${component}` });
+    compiled.set(key, validate);
+  }
+  if (!validate || validate(body)) return [];
+  return (validate.errors ?? []).slice(0, 10).map((e) => `${key}: ${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+}

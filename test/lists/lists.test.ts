@@ -109,11 +109,11 @@ describe('lists', () => {
     expect(count(inst, 'list_accounts')).toBe(members);
   });
 
-  it('only accounts you follow can be added: another is 422 and nothing is written', async () => {
+  it('only accounts you follow can be added: another is 404 and nothing is written', async () => {
     const id = await createList(alice.client, 'Followed only');
     const res = await alice.client.post(`/api/v1/lists/${id}/accounts`, { account_ids: [bob.accountId, dave.accountId] });
-    expect(res.status).toBe(422);
-    expect(res.body.error).toBe('Validation failed: Account follow relationship missing');
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('Record not found');
     expect(await memberIds(alice.client, id)).toEqual([]);
 
     const ok = await alice.client.post(`/api/v1/lists/${id}/accounts`, undefined, { form: { 'account_ids[]': [bob.accountId, carol.accountId] } });

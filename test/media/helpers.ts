@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import type { TestClient, TestResponse } from '../helpers/client.js';
 import type { TestInstance } from '../helpers/instance.js';
 
-/** The ffmpeg binary of the @ffmpeg-installer devDependency (tests make their audio and video with it). */
+/** The ffmpeg binary of the @ffmpeg-installer package (tests make their audio and video with it). */
 export const FFMPEG = fileURLToPath(new URL('../../node_modules/@ffmpeg-installer/linux-x64/ffmpeg', import.meta.url));
 
 /** A multipart body with a file (and optional fields and more files). */
@@ -151,5 +151,50 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     if (value !== undefined) return value;
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** The top-level boxes of an MP4 (ISO BMFF) file, in order: type, offset and size. */
+export function mp4Boxes(bytes: Buffer): { type: string; start: number; size: number }[] {
+  const out: { type: string; start: number; size: number }[] = [];
+  let pos = 0;
+  while (pos + 8 <= bytes.length) {
+    let size = bytes.readUInt32BE(pos);
+    if (size === 1) size = Number(bytes.readBigUInt64BE(pos + 8));
+    else if (size === 0) size = bytes.length - pos;
+    if (size < 8) break;
+    out.push({ type: bytes.toString('latin1', pos + 4, pos + 8), start: pos, size });
+    pos += size;
+  }
+  return out;
+}
+
+/** The payload of an MP4's first top-level box of a type (its media data, for `mdat`). */
+export function mp4Box(bytes: Buffer, type: string): Buffer {
+  const box = mp4Boxes(bytes).find((b) => b.type === type);
+  if (!box) throw new Error(`no ${type} box`);
+  return bytes.subarray(box.start + 8, box.start + box.size);
+}
+
+/** The codec of each track of an MP4, as its sample description names it (avc1, mp4a, mp4v…). */
+export function mp4Codecs(bytes: Buffer): string[] {
+  const moov = mp4Box(bytes, 'moov');
+  const codecs: string[] = [];
+  // Every `stsd` box: version and flags, entry count, then the first entry's size and format.
+  for (let i = moov.indexOf('stsd'); i >= 0; i = moov.indexOf('stsd', i + 4)) codecs.push(moov.toString('latin1', i + 16, i + 20));
+  return codecs;
+}
+
+/** What ffmpeg says of a file's streams (its report for `ffmpeg -i`). */
+export function ffmpegReport(bytes: Buffer, ext: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-ffmpeg-'));
+  const file = join(dir, `in.${ext}`);
+  try {
+    writeFileSync(file, bytes);
+    // Without an output ffmpeg exits with an error after its report on the input.
+    const run = spawnSync(FFMPEG, ['-hide_banner', '-i', file], { encoding: 'utf8', timeout: 30_000 });
+    return run.stderr;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -64,14 +64,13 @@ describe('image uploads', () => {
     expect({ width: stored.width, height: stored.height }).toEqual({ width: 400, height: 600 });
   });
 
-  it('animated GIF: kept animated, with a still PNG preview', async () => {
+  it('animated GIF: becomes a looping video (gifv, H.264 MP4), with a still PNG preview', async () => {
     const gif = await animatedGif(120, 80);
     const res = await upload(alice.client, gif, { type: 'image/gif', name: 'anim.gif' });
     expect(res.status, res.text).toBe(200);
-    expect(res.body.type).toBe('image');
+    expect(res.body.type).toBe('gifv');
+    expect(res.body.url).toMatch(/\.mp4$/);
     expect(res.body.meta.original).toMatchObject({ width: 120, height: 80 });
-    const original = await sharp(await download(res.body.url), { animated: true }).metadata();
-    expect(original).toMatchObject({ format: 'gif', pages: 3 });
     const small = await sharp(await download(res.body.preview_url)).metadata();
     expect(small.format).toBe('png');
     expect(small.pages ?? 1).toBe(1);

@@ -198,8 +198,8 @@ describe('sign-in page', () => {
     inst = await startInstance();
     alice = await inst.createUser('alice', { email: 'Alice@Example.test' });
     app = await registerApp(inst.anon);
-    createLocalUser(inst.deps, { username: 'pending', password: 'pending-password', approved: false });
-    const disabled = createLocalUser(inst.deps, { username: 'disabled', password: 'disabled-password' });
+    await createLocalUser(inst.deps, { username: 'pending', password: 'pending-password', approved: false });
+    const disabled = await createLocalUser(inst.deps, { username: 'disabled', password: 'disabled-password' });
     updateUser(inst.deps.db, disabled.userId, { disabled: 1 });
   });
   afterAll(async () => {

@@ -39,6 +39,38 @@ describe('POST /oauth/token with grant_type=password (command-line clients)', ()
     expect(client.body.name).toBe('toot');
   });
 
+  it('logs in as toot’s login_cli does: instance, app (JSON), password grant (form, no redirect), then verify_credentials', async () => {
+    const { inst, users: { alice } } = env();
+    expect((await inst.anon.get('/api/v1/instance')).status).toBe(200);
+    const app = await inst.anon.post('/api/v1/apps', {
+      client_name: 'toot - a Mastodon CLI client',
+      redirect_uris: 'urn:ietf:wg:oauth:2.0:oob',
+      scopes: 'read write follow',
+      website: 'https://github.com/ihabunek/toot',
+    });
+    expect(app.status, app.text).toBe(200);
+    const login = (password: string) =>
+      inst.anon.post('/oauth/token', undefined, {
+        form: { grant_type: 'password', client_id: app.body.client_id, client_secret: app.body.client_secret, username: 'alice@example.test', password, scope: 'read write follow' },
+        skipSchema: true,
+      });
+    // toot takes a redirect for a failed login, and any other error as one too: a wrong password is a plain 400.
+    const wrong = await login('not-her-password');
+    expect(wrong.status).toBe(400);
+    expect(wrong.headers.get('location')).toBeNull();
+    expect(wrong.body.error).toBe('invalid_grant');
+    const res = await login(alice.password);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toMatchObject({ token_type: 'Bearer', scope: 'read write follow' });
+    const me = await inst.anon.get('/api/v1/accounts/verify_credentials', { token: res.body.access_token });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ username: 'alice', acct: 'alice' });
+    // And toot can post with it.
+    const posted = await inst.anon.post('/api/v1/statuses', { status: 'Hello from the command line', visibility: 'public' }, { token: res.body.access_token, headers: { 'Idempotency-Key': 'toot-1' } });
+    expect(posted.status, posted.text).toBe(200);
+  });
+
   it('takes the username as login too, and the app’s default scope (read) when none is asked', async () => {
     const { inst, users: { alice } } = env();
     const app = await registerApp(inst.anon, { scopes: 'read write' });

@@ -122,7 +122,7 @@ describe('reports', () => {
     expect((await alice.client.post('/api/v1/reports', { account_id: 'nope' })).status).toBe(404);
     const missing = await alice.client.post('/api/v1/reports', { comment: 'who?' });
     expect(missing.status).toBe(400);
-    expect(missing.body.error).toBe('Missing required parameter: account_id');
+    expect(missing.body.error).toBe('param is missing or the value is empty or invalid: account_id');
     expect(count(inst, 'reports')).toBe(before);
   });
 

@@ -206,9 +206,10 @@ describe('GET /api/v1/timelines/home', () => {
     // min_id: the page just after it, oldest first in the window but answered newest first.
     expect(await ids(user.client, `/api/v1/timelines/home?min_id=${made[0]}&limit=2`)).toEqual([made[2], made[1]]);
     expect(await ids(user.client, `/api/v1/timelines/home?min_id=${made[0]}&max_id=${made[3]}`)).toEqual([made[2], made[1]]);
-    // limit is clamped to 40; 0 or less means the default.
+    // limit is clamped to 40; 0 is an empty page, a negative limit counts as its absolute value (Mastodon's limit_param).
     expect((await ids(user.client, '/api/v1/timelines/home?limit=1000')).length).toBe(7);
-    expect((await ids(user.client, '/api/v1/timelines/home?limit=0')).length).toBe(7);
+    expect(await ids(user.client, '/api/v1/timelines/home?limit=0')).toEqual([]);
+    expect((await ids(user.client, '/api/v1/timelines/home?limit=-2')).length).toBe(2);
     const empty = await user.client.get(`/api/v1/timelines/home?max_id=${made[0]}`);
     expect(empty.body).toEqual([]);
     expect(empty.headers.get('link')).toBeNull();

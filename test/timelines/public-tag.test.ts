@@ -63,7 +63,9 @@ describe('public and hashtag timelines', () => {
     expect(await ids(inst.anon, '/api/v1/timelines/public?local=1&only_media=1')).toEqual([catsBirds.id, media.id]);
     // Mastodon's boolean casting: 'false' and '0' are false.
     expect((await ids(inst.anon, '/api/v1/timelines/public?only_media=false&local=0&limit=40')).length).toBe(8);
-    expect(await ids(inst.anon, '/api/v1/timelines/public?local=true&remote=true')).toEqual([]);
+    // Both at once narrow nothing (Mastodon's PublicFeed): everything, as without either.
+    expect(await ids(inst.anon, '/api/v1/timelines/public?local=true&remote=true&limit=40')).toEqual(await ids(inst.anon, '/api/v1/timelines/public?limit=40'));
+    expect(await ids(inst.anon, '/api/v1/timelines/public?local=true&remote=true&limit=40')).toContain(remote);
   });
 
   it('public: pages with since_id and min_id', async () => {

@@ -84,7 +84,7 @@ describe('trending hashtags', () => {
     expect(tags.find((t: { name: string }) => t.name === 'garden')).toMatchObject({ following: false });
   });
 
-  it('caps the limit as Mastodon does and refuses a bad one', async () => {
+  it('caps the limit as Mastodon does and reads a bad one as Ruby reads it (0)', async () => {
     const { inst } = env();
     const many = Array.from({ length: 22 }, (_, i) => `many${i}`);
     const a = seedRemoteAccount(inst, 'tagger1', 'tags.example');
@@ -93,8 +93,8 @@ describe('trending hashtags', () => {
     expect((await inst.anon.get('/api/v1/trends/tags')).body).toHaveLength(10);
     expect((await inst.anon.get('/api/v1/trends/tags?limit=100')).body).toHaveLength(20);
     const bad = await inst.anon.get('/api/v1/trends/tags?limit=lots');
-    expect(bad.status).toBe(422);
-    expect(bad.body.error).toMatch(/Limit/);
+    expect(bad.status).toBe(200);
+    expect(bad.body).toEqual([]);
     expect((await inst.anon.get('/api/v1/trends/tags?offset=-1')).status).toBe(422);
     expect((await inst.anon.get('/api/v1/trends/tags', { token: 'not-a-token' })).status).toBe(401);
   });

@@ -2,8 +2,10 @@ import { findAccountByHandle } from '../../db/repos/accounts.js';
 import { findUserByAccountId, updateUser, type UserRole } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
 import { ApiError } from '../../util/errors.js';
-import { hashPassword } from '../../util/passwords.js';
+import { hashPasswordAsync } from '../../util/passwords.js';
 import type { Deps } from '../deps.js';
+import { BUILT_IN_ROLES } from '../../util/permissions.js';
+import { assignRole } from '../roles/assign.js';
 import { validatePassword } from './create.js';
 
 /** One line of `hearth account list`. */
@@ -35,16 +37,15 @@ function userByUsername(deps: Deps, username: string) {
   return user;
 }
 
-/** Sets a user's password (administrative: no old password needed). */
-export function changePassword(deps: Deps, username: string, password: string): void {
+/** Sets a user's password (administrative: no old password needed), hashed off the event loop. */
+export async function changePassword(deps: Deps, username: string, password: string): Promise<void> {
   validatePassword(password);
   const user = userByUsername(deps, username);
-  updateUser(deps.db, user.id, { password_hash: hashPassword(password), updated_at: now() });
+  const hash = await hashPasswordAsync(password);
+  updateUser(deps.db, user.id, { password_hash: hash, updated_at: now() });
 }
 
-/** Promotes or demotes a user. */
+/** Promotes or demotes a user to a built-in role (the rules of core/roles/assign.ts; a custom role is cleared). */
 export function changeRole(deps: Deps, username: string, role: UserRole): void {
-  const user = userByUsername(deps, username);
-  updateUser(deps.db, user.id, { role, updated_at: now() });
-  deps.events.emit('account.updated', { accountId: user.account_id });
+  assignRole(deps, null, userByUsername(deps, username), BUILT_IN_ROLES[role]);
 }

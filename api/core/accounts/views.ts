@@ -1,5 +1,6 @@
 import { findAccountsByIds, findCustomEmojisByShortcodes, parseProfileFields, type AccountRow, type CustomEmojiRow } from '../../db/repos/accounts.js';
 import { findUsersByAccountIds } from '../../db/repos/users.js';
+import { rolesOf } from '../roles/access.js';
 import { toMastodonAccount, type Account, type AccountView, type AccountViewUser } from '../../serializers/account.js';
 import type { Deps } from '../deps.js';
 import { getUserSettings } from './settings.js';
@@ -41,6 +42,9 @@ export function loadAccountViews(deps: Deps, ids: readonly string[]): Map<string
 
   const localIds = [...rows.values()].filter((r) => r.domain === null).map((r) => r.id);
   const users = findUsersByAccountIds(deps.db, localIds);
+  // Custom roles replace the built-in one on the badge (one query for all of them).
+  const withCustomRole = [...users.values()].filter((u) => u.role_id !== null);
+  const customRoles = new Map(rolesOf(deps, withCustomRole).map((role, i) => [withCustomRole[i]?.account_id, role]));
 
   const shortcodes = new Map<string, Set<string>>();
   const pairs: [string, string | null][] = [];
@@ -63,7 +67,14 @@ export function loadAccountViews(deps: Deps, ids: readonly string[]): Map<string
   for (const row of rows.values()) {
     const user = users.get(row.id);
     const viewUser: AccountViewUser | null = user
-      ? { id: user.id, role: user.role, approved: user.approved === 1, disabled: user.disabled === 1, noindex: getUserSettings(user).noindex }
+      ? {
+          id: user.id,
+          role: user.role,
+          customRole: customRoles.get(user.account_id) ?? null,
+          approved: user.approved === 1,
+          disabled: user.disabled === 1,
+          noindex: getUserSettings(user).noindex,
+        }
       : null;
     const emojis = [...(shortcodes.get(row.id) ?? [])]
       .map((code) => emojiByKey.get(`${code}\u0000${row.domain ?? ''}`))

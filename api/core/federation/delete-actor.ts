@@ -56,13 +56,38 @@ export function isDeletedActor(deps: Deps, uri: string): boolean {
  */
 export async function deleteRemoteAccount(deps: Deps, account: AccountRow): Promise<DeletedAccountSummary | null> {
   if (account.domain === null || account.uri === null) return null;
-  const db = deps.db;
   const uri = account.uri;
   const domain = account.domain;
+  return purgeAccount(deps, account, {
+    withStatuses: (db, at) => insertDeletedActor(db, uri, domain, at),
+    withRelations: (db) => {
+      // Follows, requests, favourites, bookmarks, notifications, mentions… go with the row.
+      deleteAccountRow(db, account.id);
+      kvDelete(db, JSON.stringify(['_fedify', 'remoteDocument', uri]));
+    },
+  });
+}
+
+/** What an account purge does besides removing the account's content (see `purgeAccount`). */
+export interface PurgeHooks {
+  /** Runs in the transaction that removes the statuses (before them). */
+  withStatuses?: (db: Deps['db'], at: number) => void;
+  /** Runs last in the transaction that removes follows, favourites and votes: what becomes of the row. */
+  withRelations: (db: Deps['db'], at: number) => void;
+}
+
+/**
+ * Removes an account's content as `deleteRemoteAccount` describes (statuses with everything on
+ * them, then follows both ways, requests, favourites and poll votes, counters moved and events
+ * emitted), in the same two transactions; `hooks` decide the rest: a remote account's row goes,
+ * a local account deleted by a moderator keeps its (suspended) row (core/admin).
+ */
+export async function purgeAccount(deps: Deps, account: AccountRow, hooks: PurgeHooks): Promise<DeletedAccountSummary> {
+  const db = deps.db;
   const at = now();
 
   const statuses = db.transaction(() => {
-    insertDeletedActor(db, uri, domain, at);
+    hooks.withStatuses?.(db, at);
     const own = statusesOfAccount(db, account.id);
     const ownIds = new Set(own.map((s) => s.id));
     const others = reblogsByOthersOf(db, account.id);
@@ -111,9 +136,7 @@ export async function deleteRemoteAccount(deps: Deps, account: AccountRow): Prom
     for (const edge of follows) adjustFollowCounts(db, edge.account_id, edge.target_account_id, -1);
     deletePollVotesBy(db, account.id);
     for (const poll of polls) recountPoll(db, poll.id, pollOptionTitles(poll.options).length, at);
-    // Follows, requests, favourites, bookmarks, notifications, mentions… go with the row.
-    deleteAccountRow(db, account.id);
-    kvDelete(db, JSON.stringify(['_fedify', 'remoteDocument', uri]));
+    hooks.withRelations(db, at);
     return { follows, requests, favourites };
   });
   for (const f of rest.favourites) deps.events.emit('favourite.deleted', { favouriteId: f.id, statusId: f.status_id, accountId: account.id });

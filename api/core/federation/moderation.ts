@@ -9,6 +9,7 @@ import { blockAccount, unblockAccount } from '../relationships/blocks.js';
 import { followAccount, unfollowAccount } from '../relationships/follows.js';
 import { carryOverBlocksAndMutes } from '../relationships/moves.js';
 import { createReport } from '../reports/reports.js';
+import { rejectsReportsFrom } from './instance-domains.js';
 import { localStatusByUri } from './remote-statuses.js';
 
 /**
@@ -42,6 +43,8 @@ export function receiveRemoteUnblock(deps: Deps, sender: AccountRow, target: Acc
  * are not the account's, or unknown, are left out; the comment is cut to the report limit.
  */
 export function receiveRemoteFlag(deps: Deps, reporter: AccountRow, target: AccountRow, statusUris: readonly string[], comment: string): void {
+  // A domain block with reject_reports drops the domain's reports.
+  if (rejectsReportsFrom(deps, reporter.domain)) return;
   const statusIds = statusUris
     .map((uri) => findStatusByUri(deps.db, uri) ?? localStatusByUri(deps, uri))
     .filter((s): s is NonNullable<typeof s> => s !== undefined && s.account_id === target.id && s.visibility !== 'direct')

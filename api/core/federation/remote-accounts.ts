@@ -3,6 +3,7 @@ import { now } from '../../util/clock.js';
 import { newId } from '../../util/ids.js';
 import { sanitizeRemoteHtml } from '../../util/text/index.js';
 import type { Deps } from '../deps.js';
+import { moderationOfNewAccount } from './instance-domains.js';
 
 /** A remote actor as federation read it (see `fromApActor`), before it is stored. */
 export interface RemoteActorData {
@@ -85,7 +86,8 @@ export function upsertRemoteAccount(deps: Deps, data: RemoteActorData): AccountR
       return { id: sameHandle.id, created: false };
     }
     const id = newId(at);
-    insertAccount(deps.db, { id, created_at: at, ...columns });
+    // A new account of a blocked domain starts limited or suspended, as the block says.
+    insertAccount(deps.db, { id, created_at: at, ...columns, ...moderationOfNewAccount(deps, data.domain) });
     return { id, created: true };
   });
   const row = findAccountById(deps.db, result.id);

@@ -1,7 +1,7 @@
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
 import { renderMarkdown } from './markdown.js';
-import { instanceCreatedAt, loadInstanceSettings, type InstanceSettings } from './settings.js';
+import { loadInstanceSettings, type InstanceSettings } from './settings.js';
 
 /**
  * The instance's documents (about page, privacy policy, terms of service), stored as Markdown and
@@ -84,10 +84,20 @@ export function privacyPolicy(deps: Deps, settings: InstanceSettings = loadInsta
     : { updatedAt: DEFAULT_PRIVACY_POLICY_UPDATED_AT, html: render(DEFAULT_PRIVACY_POLICY, deps.uris.domain) };
 }
 
-/** The about page; empty content, dated from the instance's set-up, until one is written. */
-export function extendedDescription(deps: Deps, settings: InstanceSettings = loadInstanceSettings(deps)): RenderedDocument {
+/** The about page as served: its update time is null while none was written. */
+export interface ExtendedDescriptionDocument {
+  /** ms since the epoch, or null before an administrator writes one. */
+  updatedAt: number | null;
+  html: string;
+}
+
+/**
+ * The about page; empty content and no update time until one is written (Mastodon's
+ * ExtendedDescription has no `updated_at` without its setting).
+ */
+export function extendedDescription(deps: Deps, settings: InstanceSettings = loadInstanceSettings(deps)): ExtendedDescriptionDocument {
   const doc = settings.extended_description;
-  return doc ? { updatedAt: doc.updated_at, html: render(doc.text, deps.uris.domain) } : { updatedAt: instanceCreatedAt(deps), html: '' };
+  return doc ? { updatedAt: doc.updated_at, html: render(doc.text, deps.uris.domain) } : { updatedAt: null, html: '' };
 }
 
 /**

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { domainToUnicode } from 'node:url';
 import { listLocalEmojiRows } from '../../db/repos/instance.js';
 import type { CustomEmojiRow } from '../../db/repos/accounts.js';
 import type { InstanceLimits, InstanceView } from '../../serializers/instance.js';
@@ -14,7 +12,7 @@ import { listRules } from './rules.js';
 import { contactAccountId, loadInstanceSettings } from './settings.js';
 import { activeUserCount, instanceStats } from './stats.js';
 import { DEFAULT_THUMBNAIL_PATH } from './thumbnail.js';
-import { instanceDomains } from '../federation/instance-domains.js';
+import { publicDomainBlockList, type PublicDomainBlock } from '../federation/instance-domains.js';
 
 /** The limits the instance entities advertise, all from core/instance/limits.ts. */
 export function instanceLimits(): InstanceLimits {
@@ -99,25 +97,13 @@ export function listCustomEmojis(deps: Deps): CustomEmojiRow[] {
 }
 
 /** A domain block as `GET /api/v1/instance/domain_blocks` shows it (Mastodon's DomainBlock). */
-export interface PublicDomainBlock {
-  domain: string;
-  /** SHA-256 of the domain, hex. */
-  digest: string;
-  severity: 'silence' | 'suspend';
-  comment: string | null;
-}
+export type { PublicDomainBlock } from '../federation/instance-domains.js';
 
 /**
- * The domain blocks the instance publishes: the instance-level federation blocks (`hearth domain
- * block`), which stop all federation with a domain, so Mastodon's `suspend`. Domains are shown in
- * Unicode; the digest is of the stored (ASCII) form. Who may see the list is the
- * `show_domain_blocks` setting.
+ * The domain blocks the instance publishes: the instance's domain blocks that limit or suspend
+ * (the rule set of `hearth domain` and the admin API; see publicDomainBlockList). Who may see the
+ * list is the `show_domain_blocks` setting.
  */
 export function publicDomainBlocks(deps: Deps): PublicDomainBlock[] {
-  return instanceDomains(deps).blocked.map((domain) => ({
-    domain: domainToUnicode(domain) || domain,
-    digest: createHash('sha256').update(domain).digest('hex'),
-    severity: 'suspend',
-    comment: null,
-  }));
+  return publicDomainBlockList(deps);
 }

@@ -110,7 +110,7 @@ export function getInstanceSetting<K extends InstanceSettingKey>(deps: Deps, key
   return value === undefined ? INSTANCE_DEFAULTS[key] : value;
 }
 
-/** When the instance was set up (ms); documents never edited report it as their update time. */
+/** When the instance was set up (ms). */
 export function instanceCreatedAt(deps: Deps): number {
   return getSetting<number>(deps.db, `${PREFIX}created_at`) ?? 0;
 }

@@ -1,9 +1,13 @@
+import { runAnnouncementSchedule } from '../announcements/schedule.js';
 import type { Deps } from '../deps.js';
 import { resumeMediaJobs } from '../media/background.js';
 import { cleanUpMedia } from '../media/cleanup.js';
 import { announceEndedPolls } from '../polls/expiry.js';
+import { resumeMailDelivery } from '../mail/outbox.js';
+import { resumePushDeliveries } from '../push/delivery.js';
 import { expireMutes } from '../relationships/mutes.js';
 import { publishDueScheduledStatuses } from '../scheduled/publish.js';
+import { resumeWebhookDeliveries } from '../webhooks/delivery.js';
 
 /**
  * One kind of timed work. A task looks in the database for what is due (never at in-memory
@@ -15,15 +19,22 @@ export interface SchedulerTask {
 }
 
 /**
- * The built-in tasks: publish due scheduled statuses, announce ended polls, remove expired mutes,
- * resume background media processing, clean up unused media (hourly).
+ * The built-in tasks: publish due scheduled statuses, publish and withdraw announcements (and send
+ * their streaming events), announce ended polls, remove expired mutes,
+ * resume background media processing, clean up unused media (hourly), send the Web Push
+ * requests that are due (retries, and those a restart left), and likewise the webhook requests
+ * and the e-mail.
  */
 export const DEFAULT_TASKS: readonly SchedulerTask[] = [
   { name: 'scheduled statuses', run: publishDueScheduledStatuses },
+  { name: 'announcements', run: runAnnouncementSchedule },
   { name: 'poll expiry', run: announceEndedPolls },
   { name: 'mute expiry', run: expireMutes },
   { name: 'media processing', run: resumeMediaJobs },
   { name: 'media clean-up', run: cleanUpMedia },
+  { name: 'push delivery', run: resumePushDeliveries },
+  { name: 'webhook delivery', run: resumeWebhookDeliveries },
+  { name: 'mail delivery', run: resumeMailDelivery },
 ];
 
 /** A running scheduler. */

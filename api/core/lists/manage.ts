@@ -1,6 +1,6 @@
 import type { PageBounds } from '../../db/paging.js';
 import { findAccountById, findAccountsByIds } from '../../db/repos/accounts.js';
-import { followsOf } from '../../db/repos/follows.js';
+import { followRequestsOf, followsOf } from '../../db/repos/follows.js';
 import {
   countListsOwnedBy,
   deleteList as deleteListRow,
@@ -111,8 +111,12 @@ export function listAccountIds(deps: Deps, accountId: string, listId: string, pa
 }
 
 /**
- * Adds accounts to one of the owner's lists, all or none: an unknown account is 404; an account
- * the owner does not follow (the owner themself excepted) or one already in the list is 422.
+ * Adds accounts to one of the owner's lists, all or none, as Mastodon's ListAccount does it: an
+ * unknown account is 404; then each account in the order given needs the owner's follow or
+ * pending follow request (the owner themself excepted), else 404 ("Record not found", Mastodon's
+ * failed lookup of the follow request), and must not be in the list already, else 422. The first
+ * account that fails decides the answer, and nothing is written. A member added on a pending
+ * request has no follow id until the request is accepted (see install.ts).
  */
 export function addListAccounts(deps: Deps, accountId: string, listId: string, accountIds: readonly string[]): void {
   const list = getList(deps, accountId, listId);
@@ -123,15 +127,15 @@ export function addListAccounts(deps: Deps, accountId: string, listId: string, a
   const at = now();
   deps.db.transaction(() => {
     const follows = followsOf(deps.db, accountId, ids);
+    const requests = followRequestsOf(deps.db, accountId, ids);
     const already = membersAmong(deps.db, list.id, ids);
     const seen = new Set<string>();
-    const problems = new Problems();
     for (const id of ids) {
-      if (already.has(id) || seen.has(id)) problems.add('account_id', 'Account', 'ERR_TAKEN', 'has already been taken');
-      else if (id !== accountId && !follows.has(id)) problems.add('account_id', 'Account', 'ERR_INVALID', 'follow relationship missing');
+      // Mastodon saves the members one by one inside a transaction: the first failure ends it.
+      if (id !== accountId && !follows.has(id) && !requests.has(id)) throw notFound();
+      if (already.has(id) || seen.has(id)) new Problems().add('account_id', 'Account', 'ERR_TAKEN', 'has already been taken').throwIfAny();
       seen.add(id);
     }
-    problems.throwIfAny();
     for (const id of ids) insertListAccount(deps.db, { list_id: list.id, account_id: id, follow_id: follows.get(id)?.id ?? null, created_at: at });
   });
 }

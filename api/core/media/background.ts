@@ -14,7 +14,7 @@ import { detectFileType, type DetectedType } from '../../media/detect.js';
 import { now } from '../../util/clock.js';
 import { ApiError } from '../../util/errors.js';
 import type { Deps } from '../deps.js';
-import { MEDIA_LIMITS } from '../instance/limits.js';
+import { checkVideoLimits, CONVERTED_MP4, convertUpload } from './convert.js';
 import { invalidFile } from './rules.js';
 import { mediaStorage, mediaTestHooks } from './storage.js';
 import { sizeMeta } from './upload.js';
@@ -48,37 +48,59 @@ function classify(type: DetectedType, hasVideo: boolean, hasAudio: boolean): { t
 
 /**
  * Reads an audio or video file's metadata, checks Mastodon's video limits (picture size, frame
- * rate), and moves the file into storage. Returns the row as it is once done (not yet saved);
- * 422 when the file cannot be read.
+ * rate), and moves the file into storage. With `convert` (local uploads, where an ffmpeg is
+ * installed) a video or an animated GIF is first converted to an H.264 MP4 as Mastodon converts
+ * them (see convert.ts): the stored file, its type and its metadata are the converted file's, and
+ * the source is removed. Returns the row as it is once done (not yet saved); 422 when the file
+ * cannot be read or converted, leaving nothing behind in storage.
  */
-export async function finishAv(deps: Deps, row: MediaRow, source: string, detected?: DetectedType): Promise<MediaRow> {
+export async function finishAv(deps: Deps, row: MediaRow, source: string, detected?: DetectedType, options: { convert?: boolean } = {}): Promise<MediaRow> {
   const type = detected ?? (await detectFileType(source));
-  if (!type || type.kind === 'image') throw invalidFile();
-  const probe = await probeAv(source, type);
-  if (!probe || (!probe.hasAudio && !probe.hasVideo)) throw invalidFile();
-  if (probe.hasVideo) {
-    if (probe.width !== null && probe.height !== null && probe.width * probe.height > MEDIA_LIMITS.video_matrix_limit) {
-      throw new ApiError(422, `Validation failed: ${probe.width}x${probe.height} videos are not supported`);
-    }
-    const fps = rationalValue(probe.frameRate);
-    if (fps !== null && fps > MEDIA_LIMITS.video_frame_rate_limit) {
-      throw new ApiError(422, `Validation failed: Videos with a frame rate above ${MEDIA_LIMITS.video_frame_rate_limit} are not supported`);
+  const gif = type?.container === 'gif' && options.convert === true;
+  if (!type || (type.kind === 'image' && !gif)) throw invalidFile();
+  // A GIF has no container metadata to read: ffmpeg's report stands for it.
+  let probe = gif ? null : await probeAv(source, type);
+  if (!gif && (!probe || (!probe.hasAudio && !probe.hasVideo))) throw invalidFile();
+  if (probe?.hasVideo) checkVideoLimits(probe.width, probe.height, rationalValue(probe.frameRate));
+  let file = source;
+  let fileType = type;
+  let converted: string | null = null;
+  if (options.convert && (gif || probe?.hasVideo)) {
+    const made = await convertUpload(deps, source, type);
+    if (made) {
+      converted = made.path;
+      file = made.path;
+      fileType = CONVERTED_MP4;
+      probe = await probeAv(file, fileType);
+      // ffmpeg can end well having encoded nothing (no frame could be decoded): not a video.
+      if (!probe?.hasVideo || !(probe.duration !== null && probe.duration > 0)) {
+        await rm(file, { force: true });
+        throw invalidFile();
+      }
     }
   }
-  const kind = classify(type, probe.hasVideo, probe.hasAudio);
-  const { size } = await stat(source);
+  if (!probe) throw invalidFile();
+  const kind = classify(fileType, probe.hasVideo, probe.hasAudio);
+  const { size } = await stat(file);
   const meta: Record<string, unknown> = avMeta(probe, size);
   // A thumbnail's size, already in meta as `small`, stays.
   const previous = JSON.parse(row.meta) as Record<string, unknown>;
   if (previous.small) meta.small = previous.small;
   const storage = mediaStorage(deps);
   const key = storage.newKey('media_attachments/files', row.id, 'original', kind.ext);
-  await storage.moveIn(source, key);
+  try {
+    await storage.moveIn(file, key);
+  } catch (err) {
+    if (converted) await rm(converted, { force: true });
+    throw err;
+  }
+  // The upload itself is not needed once its conversion is stored.
+  if (converted) await rm(source, { force: true });
   // A video without a preview (no thumbnail uploaded, none given by the remote server) gets its
   // first frame, as Mastodon makes one; a blurhash the remote sent stays.
   let preview: Pick<MediaRow, 'preview_key' | 'blurhash'> = { preview_key: row.preview_key, blurhash: row.blurhash };
   if (row.preview_key === null && row.preview_remote_url === null && kind.type !== 'audio') {
-    const made = await storeVideoPreview(deps, row.id, storage.pathOf(key), type);
+    const made = await storeVideoPreview(deps, row.id, storage.pathOf(key), fileType);
     if (made) {
       preview = { preview_key: made.key, blurhash: row.blurhash ?? made.blurhash };
       meta.small = sizeMeta(made.width, made.height);
@@ -127,7 +149,7 @@ export async function runMediaJob(deps: Deps, mediaId: string): Promise<void> {
     }
     bumpMediaJobAttempts(deps.db, mediaId);
     try {
-      const done = await finishAv(deps, row, job.source_path);
+      const done = await finishAv(deps, row, job.source_path, undefined, { convert: true });
       if (mediaTestHooks.beforeBackgroundSave) await mediaTestHooks.beforeBackgroundSave();
       const generated = done.preview_key !== row.preview_key ? done.preview_key : null;
       let unused: string | null = null;

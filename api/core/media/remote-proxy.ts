@@ -3,6 +3,7 @@ import { openRemoteFile, REMOTE_MEDIA_LIMITS } from '../../media/remote-fetch.js
 import { FetchError, type SafeStream } from '../../util/safe-fetch.js';
 import { HEARTH_VERSION } from '../../util/version.js';
 import type { Deps } from '../deps.js';
+import { rejectsRemoteMedia } from '../federation/instance-domains.js';
 
 /**
  * The media proxy (the `proxy` remote media setting): remote files are not stored here but
@@ -110,7 +111,8 @@ function sourceOf(deps: Deps, target: ProxyTarget): { url: string; maxBytes: num
  */
 export async function openProxiedMedia(deps: Deps, target: ProxyTarget, signal?: AbortSignal, range: ProxyRange | null = null): Promise<ProxiedFile | null> {
   const source = sourceOf(deps, target);
-  if (!source) return null;
+  // A domain block that rejects media: nothing is fetched from there.
+  if (!source || rejectsRemoteMedia(deps, target.kind, target.id, source.url)) return null;
   // A range counts bytes of the file as sent: it is asked for unencoded, so that the bytes we
   // pass on are the ones the client counted.
   const request = range

@@ -11,6 +11,7 @@ import { newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
 import { MEDIA_LIMITS, MEDIA_PROCESSING } from '../instance/limits.js';
 import { finishAv, startBackgroundJob } from './background.js';
+import { canConvertVideo, checkVideoLimits } from './convert.js';
 import { asUploadError, checkDescription, checkSize, detectOrRefuse, inspectOrRefuse, parseFocus, sizeLimitFor, type IncomingFile } from './rules.js';
 import { mediaStorage } from './storage.js';
 
@@ -89,10 +90,11 @@ function baseRow(id: string, account: AccountRow, type: DetectedType, at: number
  * Accepts an upload for the account. Everything that can be checked quickly is checked first,
  * writing nothing (description, focus, type from the bytes, size per type, image dimensions);
  * then images are processed at once: the original (scaled down to image_matrix_limit when
- * larger), the small preview and the blurhash. Video and audio are processed at once too when
- * `background` is false (v1); with `background` (v2) the file waits in the staging directory with
- * a job row and the answer comes before processing (`processing` true). On any failure the files
- * written so far are removed, so nothing is left behind.
+ * larger), the small preview and the blurhash; an animated GIF is converted at once to a looping
+ * H.264 MP4 (gifv). Video and audio are processed at once too when `background` is false (v1);
+ * with `background` (v2) the file waits in the staging directory with a job row and the answer
+ * comes before processing (`processing` true). Videos are converted to H.264 MP4 (see convert.ts).
+ * On any failure the files written so far are removed, so nothing is left behind.
  */
 export async function uploadMedia(deps: Deps, account: AccountRow, file: IncomingFile, params: UploadParams, options: { background: boolean }): Promise<UploadResult> {
   const description = checkDescription(params.description) ?? null;
@@ -105,8 +107,18 @@ export async function uploadMedia(deps: Deps, account: AccountRow, file: Incomin
   const row = baseRow(id, account, type, at, description, focus);
   const written: string[] = [];
   try {
-    if (type.kind === 'image') {
-      const info = await inspectOrRefuse(file.path, MEDIA_PROCESSING.image_max_input_pixels);
+    const info = type.kind === 'image' ? await inspectOrRefuse(file.path, MEDIA_PROCESSING.image_max_input_pixels) : null;
+    // An animated GIF becomes a looping video (gifv), converted at once as Mastodon does (its
+    // GIFs are images until processed); where no ffmpeg is installed it stays an animated GIF.
+    if (type.container === 'gif' && info?.animated && canConvertVideo()) {
+      checkVideoLimits(info.width, info.height, null);
+      const done = await finishAv(deps, row, file.path, type, { convert: true });
+      if (done.file_key) written.push(done.file_key);
+      if (done.preview_key) written.push(done.preview_key);
+      insertMediaRow(deps.db, done);
+      return { media: done, processing: false };
+    }
+    if (info) {
       const processed = await imageSlot(() =>
         processAttachmentImage(file.path, type, info, { originalPixels: MEDIA_LIMITS.image_matrix_limit, smallPixels: MEDIA_PROCESSING.image_small_pixels }),
       ).catch((err: unknown) => {
@@ -137,7 +149,7 @@ export async function uploadMedia(deps: Deps, account: AccountRow, file: Incomin
       Object.assign(row, { preview_key: thumbnail.key, blurhash: thumbnail.blurhash, meta: JSON.stringify({ small: thumbnail.small }) });
     }
     if (!options.background) {
-      const done = await finishAv(deps, row, file.path, type);
+      const done = await finishAv(deps, row, file.path, type, { convert: true });
       if (done.file_key) written.push(done.file_key);
       if (done.preview_key && done.preview_key !== row.preview_key) written.push(done.preview_key);
       insertMediaRow(deps.db, done);

@@ -105,7 +105,8 @@ function previousId(id: string): string {
 export function listNotificationGroups(deps: Deps, viewerId: string, query: GroupedQuery, page: PageBounds): GroupPage {
   const filter = toFilter(query);
   const groupedTypes = resolveGroupedTypes(query.groupedTypes);
-  if (filter.types?.length === 0) return { groups: [], range: null };
+  // A limit of 0 asks for an empty page (Mastodon's `limit(0)`); the walk below takes one group first.
+  if (filter.types?.length === 0 || page.limit <= 0) return { groups: [], range: null };
   const ascending = Boolean(page.minId);
   const walk: IdBounds = { maxId: page.maxId, sinceId: ascending ? undefined : page.sinceId, minId: page.minId };
   const seen = new Set<string>();

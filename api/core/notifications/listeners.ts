@@ -6,12 +6,14 @@ import {
   localAccountIdsAmong,
   localPollVoterIds,
   localReblogAccountIds,
-  staffAccountIds,
 } from '../../db/repos/notifications.js';
 import { findPollById } from '../../db/repos/polls.js';
 import { findStatusById, type StatusRow } from '../../db/repos/statuses.js';
+import { PERMISSION } from '../../util/permissions.js';
 import type { Deps } from '../deps.js';
+import { installPush } from '../push/install.js';
 import { staffToNotifyOfReport } from '../reports/reports.js';
+import { accountIdsWithPermission } from '../roles/access.js';
 import { quoteNotificationListeners } from '../statuses/quote-notifications.js';
 import { createNotification } from './create.js';
 
@@ -61,6 +63,8 @@ export function installNotifications(deps: Deps): () => void {
   const offs = [
     // Quote posts: `quote` and `quoted_update` (core/statuses/quote-notifications.ts).
     ...quoteNotificationListeners(deps),
+    // Web Push: new notifications go to the recipient's push subscriptions (core/push/).
+    ...installPush(deps),
     deps.events.on('status.created', ({ statusId }) => {
       const status = findStatusById(deps.db, statusId);
       // A reblog is also announced as a status; its notification comes from 'reblog.created'.
@@ -127,7 +131,12 @@ export function installNotifications(deps: Deps): () => void {
     deps.events.on('user.signed_up', ({ accountId, approved }) => {
       // As Mastodon: staff are told once the account can be used (a pending sign-up is announced on approval).
       if (!approved) return;
-      for (const staffId of staffAccountIds(deps.db)) {
+      for (const staffId of accountIdsWithPermission(deps, PERMISSION.manageUsers)) {
+        createNotification(deps, { recipientId: staffId, fromAccountId: accountId, type: 'admin.sign_up' });
+      }
+    }),
+    deps.events.on('user.approved', ({ accountId }) => {
+      for (const staffId of accountIdsWithPermission(deps, PERMISSION.manageUsers)) {
         createNotification(deps, { recipientId: staffId, fromAccountId: accountId, type: 'admin.sign_up' });
       }
     }),

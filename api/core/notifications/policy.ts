@@ -9,11 +9,13 @@ import {
   type PolicyAction,
 } from '../../db/repos/notification-policies.js';
 import { pendingRequestsSummary } from '../../db/repos/notification-requests.js';
-import { findUserByAccountId, type UserRole } from '../../db/repos/users.js';
+import { findUserByAccountId } from '../../db/repos/users.js';
 import type { StatusRow } from '../../db/repos/statuses.js';
 import { now } from '../../util/clock.js';
+import { BUILT_IN_ROLES, PERMISSION, roleHas, roleOutranks } from '../../util/permissions.js';
 import type { Deps } from '../deps.js';
 import { notificationsHiddenSql } from '../relationships/exclusions.js';
+import { roleOf } from '../roles/access.js';
 
 export type { PolicyAction } from '../../db/repos/notification-policies.js';
 
@@ -49,8 +51,6 @@ const FILTERABLE_TYPES: ReadonlySet<string> = new Set(['mention', 'reblog', 'fol
 const NEW_ACCOUNT_MS = 30 * 86_400_000;
 /** A follower counts as one only after following for this long (so a follow cannot open the door at once). */
 const NEW_FOLLOWER_MS = 3 * 86_400_000;
-
-const ROLE_RANK: Record<UserRole, number> = { user: 0, moderator: 1, admin: 2, owner: 3 };
 
 function toPolicy(row: NotificationPolicyRow | undefined): NotificationPolicy {
   if (!row) return { ...DEFAULT_POLICY };
@@ -97,9 +97,12 @@ export interface PolicyInput {
 function staffMention(deps: Deps, input: PolicyInput): boolean {
   if (input.type !== 'mention') return false;
   const sender = findUserByAccountId(deps.db, input.fromAccountId);
-  if (!sender || sender.role === 'user') return false;
+  if (!sender) return false;
+  // Mastodon's `bypass_block?`: a role that manages users and ranks above the recipient's.
+  const role = roleOf(deps, sender);
+  if (!roleHas(role, PERMISSION.manageUsers)) return false;
   const recipient = findUserByAccountId(deps.db, input.recipientId);
-  return ROLE_RANK[sender.role] > ROLE_RANK[recipient?.role ?? 'user'];
+  return roleOutranks(role, recipient ? roleOf(deps, recipient) : BUILT_IN_ROLES.user);
 }
 
 /**

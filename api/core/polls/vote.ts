@@ -1,4 +1,4 @@
-import type { AccountRow } from '../../db/repos/accounts.js';
+import { findAccountById, type AccountRow } from '../../db/repos/accounts.js';
 import { findOwnVotes, findPollById, insertPollVote, recountPoll, type PollRow } from '../../db/repos/polls.js';
 import { findStatusById } from '../../db/repos/statuses.js';
 import { now } from '../../util/clock.js';
@@ -10,12 +10,15 @@ import { canViewStatus } from '../statuses/visibility.js';
 
 /**
  * Loads a poll whose status the viewer may see; 404 when the poll does not exist or its status is
- * hidden from the viewer (Mastodon's answer for both).
+ * hidden from the viewer (Mastodon's answer for both), which includes a status whose author is
+ * suspended (StatusPolicy#show? refuses an unavailable author to everyone).
  */
 export function loadVisiblePoll(deps: Deps, pollId: string, viewerAccountId: string | null): PollRow {
   const poll = isId(pollId) ? findPollById(deps.db, pollId) : undefined;
   const status = poll ? findStatusById(deps.db, poll.status_id) : undefined;
   if (!poll || !status || !canViewStatus(deps, status, viewerAccountId)) throw notFound();
+  const author = findAccountById(deps.db, status.account_id);
+  if (!author || author.suspended_at !== null) throw notFound();
   return poll;
 }
 

@@ -66,6 +66,15 @@ export function accountHiddenSql(col: string): string {
 }
 
 /**
+ * TRUE when the account `col` is among those Mastodon leaves out of the viewer's account listings
+ * such as followers and following (`excluded_from_timeline_account_ids`): blocked either way or
+ * muted (mute active). Domain blocks do not count here. FALSE for an anonymous viewer.
+ */
+export function accountExcludedSql(col: string): string {
+  return `(@viewer_id IS NOT NULL AND ${VIEWER_HAS_ANY} AND (${viewerBlocksSql(col)} OR ${blocksViewerSql(col)} OR ${viewerMutesSql(col, false)}))`;
+}
+
+/**
  * TRUE when notifications from the account `col` are hidden from the viewer: blocked either way,
  * on a blocked domain, or muted by an active mute that hides notifications.
  */

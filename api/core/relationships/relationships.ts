@@ -1,6 +1,6 @@
 import { findAccountById, findAccountsByIds } from '../../db/repos/accounts.js';
 import { endorsedAmong, notesOf } from '../../db/repos/account-notes.js';
-import { blockedAmong, blockedDomainsAmong, blockersAmong } from '../../db/repos/blocks.js';
+import { blockedAmong, blockedDomainsAmong, blockersAmong, findBlock } from '../../db/repos/blocks.js';
 import {
   familiarFollowerRows,
   followListPage,
@@ -16,6 +16,7 @@ import { now } from '../../util/clock.js';
 import { notFound } from '../../util/errors.js';
 import type { RelationshipView } from '../../serializers/relationship.js';
 import type { Deps } from '../deps.js';
+import { accountExcludedSql } from './exclusions.js';
 
 export type { RelationshipView } from '../../serializers/relationship.js';
 
@@ -88,8 +89,10 @@ export function relationshipsFor(deps: Deps, viewerId: string, ids: readonly str
 
 /**
  * A page of an account's followers or of the accounts it follows, as (follow id, account id)
- * entries for paging. Unknown accounts are 404; the list is empty for a suspended account and for
- * one that hides its network, unless the viewer is its owner (Mastodon answers [] there, not 403).
+ * entries for paging. Unknown accounts are 404; the list is empty for a suspended account, for
+ * one that hides its network unless the viewer is its owner, and for one that blocks the viewer
+ * (Mastodon answers [] there, not 403). The accounts the viewer blocks, mutes or is blocked by are
+ * left out, as Mastodon's `not_excluded_by_account` leaves them out.
  */
 export function listFollows(
   deps: Deps,
@@ -102,7 +105,8 @@ export function listFollows(
   if (!account) throw notFound();
   if (account.suspended_at !== null) return [];
   if (account.hide_collections === 1 && viewerId !== account.id) return [];
-  return followListPage(deps.db, account.id, direction, page);
+  if (viewerId !== null && viewerId !== account.id && findBlock(deps.db, account.id, viewerId)) return [];
+  return followListPage(deps.db, account.id, direction, page, viewerId === null ? null : accountExcludedSql, viewerId);
 }
 
 /** Mastodon's FamiliarFollowers entry: an account and the followers of it that the viewer follows. */

@@ -4,7 +4,6 @@ import {
   findReportsByIds,
   hasUnresolvedSiblings,
   insertReport,
-  reportHandlerAccountIds,
   statusIdsOfAccount,
   type ReportCategory,
   type ReportRow,
@@ -16,7 +15,9 @@ import { now } from '../../util/clock.js';
 import { notFound, unprocessable } from '../../util/errors.js';
 import { isId, newId } from '../../util/ids.js';
 import { loadAccountViews } from '../accounts/views.js';
+import { PERMISSION } from '../../util/permissions.js';
 import type { Deps } from '../deps.js';
+import { accountIdsWithPermission } from '../roles/access.js';
 import { visibleStatusIds } from '../statuses/visibility.js';
 
 /**
@@ -121,12 +122,12 @@ export function presentReports(deps: Deps, reportIds: readonly string[]): Map<st
 }
 
 /**
- * The staff accounts to notify (`admin.report`) of a new report: every owner, admin and moderator
- * with an enabled login, as Mastodon notifies those who may manage reports. Nobody when another
+ * The staff accounts to notify (`admin.report`) of a new report: every user whose role may manage
+ * reports (custom roles included) with an enabled login, as Mastodon notifies them. Nobody when another
  * report about the same account is still open: the staff already have it in front of them.
  */
 export function staffToNotifyOfReport(deps: Deps, reportId: string): string[] {
   const report = findReportsByIds(deps.db, [reportId]).get(reportId);
   if (!report || hasUnresolvedSiblings(deps.db, report)) return [];
-  return reportHandlerAccountIds(deps.db);
+  return accountIdsWithPermission(deps, PERMISSION.manageReports);
 }

@@ -68,7 +68,7 @@ export function loadAttachableMedia(deps: Deps, author: AccountRow, ids: readonl
   return media;
 }
 
-/** Mastodon refuses a poll and media on one status. */
+/** Mastodon refuses a poll and media on one status, with its "too many files" text (PostStatusService). */
 export function checkPollAndMedia(hasPoll: boolean, hasMedia: boolean): void {
-  if (hasPoll && hasMedia) throw new ApiError(422, 'Cannot attach files to a post with a poll');
+  if (hasPoll && hasMedia) throw new ApiError(422, `Cannot attach more than ${STATUS_LIMITS.max_media_attachments} files`);
 }

@@ -1,3 +1,4 @@
+import { findAccountById } from '../../db/repos/accounts.js';
 import { findBlock } from '../../db/repos/blocks.js';
 import type { StatusRow } from '../../db/repos/statuses.js';
 import type { Deps } from '../deps.js';
@@ -13,7 +14,8 @@ import { authorBlocksViewerSql } from '../relationships/exclusions.js';
  * - direct: the author and the accounts the status mentions (silent mentions included, as a
  *   group's followers are addressed that way);
  * - an author who blocks the viewer hides their public and unlisted statuses from them (Mastodon's
- *   StatusPolicy; a block also ends follows both ways, which settles private ones).
+ *   StatusPolicy; a block also ends follows both ways, which settles private ones);
+ * - a suspended author's statuses are seen by nobody (StatusPolicy's unavailable author).
  *
  * What blocks, mutes and domain blocks hide from listings lives in core/relationships/exclusions.ts.
  */
@@ -25,12 +27,13 @@ import { authorBlocksViewerSql } from '../relationships/exclusions.js';
  */
 export function statusVisibilitySql(alias: string): string {
   const a = alias;
-  return `((${a}.visibility IN ('public', 'unlisted') AND NOT ${authorBlocksViewerSql(a)})
+  return `(NOT EXISTS (SELECT 1 FROM accounts vsa WHERE vsa.id = ${a}.account_id AND vsa.suspended_at IS NOT NULL)
+    AND ((${a}.visibility IN ('public', 'unlisted') AND NOT ${authorBlocksViewerSql(a)})
     OR (${a}.visibility IN ('private', 'direct') AND @viewer_id IS NOT NULL AND (
     ${a}.account_id = @viewer_id
     OR EXISTS (SELECT 1 FROM mentions vm WHERE vm.status_id = ${a}.id AND vm.account_id = @viewer_id)
     OR (${a}.visibility = 'private' AND EXISTS (SELECT 1 FROM follows vf WHERE vf.account_id = @viewer_id AND vf.target_account_id = ${a}.account_id))
-  )))`;
+  ))))`;
 }
 
 /**
@@ -46,6 +49,7 @@ export function canViewStatus(deps: Deps, status: StatusRow, viewerAccountId: st
 }
 
 function canViewOne(deps: Deps, status: StatusRow, viewerAccountId: string | null): boolean {
+  if (authorSuspended(deps, status)) return false;
   if (status.visibility === 'public' || status.visibility === 'unlisted') {
     return viewerAccountId === null || findBlock(deps.db, status.account_id, viewerAccountId) === undefined;
   }
@@ -77,4 +81,9 @@ export function visibleStatusIds(deps: Deps, ids: readonly string[], viewerAccou
     )
     .all({ ids: JSON.stringify([...new Set(ids)]), viewer_id: viewerAccountId });
   return new Set(rows.map((r) => r.id));
+}
+
+/** Whether a moderator suspended the status's author (core/admin): then nobody sees it. */
+function authorSuspended(deps: Deps, status: StatusRow): boolean {
+  return (findAccountById(deps.db, status.account_id)?.suspended_at ?? null) !== null;
 }

@@ -4,6 +4,7 @@ import {
   deleteFeaturedTag,
   featuredTagsWithStats,
   findFeaturedTag,
+  findFeaturedTagByName,
   findFeaturedTagByTag,
   findTagsByIds,
   insertFeaturedTag,
@@ -16,6 +17,7 @@ import type { MastodonTag } from '../../serializers/tag.js';
 import { now } from '../../util/clock.js';
 import { notFound, unprocessable, type ApiError } from '../../util/errors.js';
 import { isId, newId } from '../../util/ids.js';
+import { Problems } from '../filters/problems.js';
 import { ACCOUNT_LIMITS } from '../instance/limits.js';
 import type { Deps } from '../deps.js';
 import { cleanTagName, findOrCreateTag, findTag, getTag, isValidTagName, presentTags, tagNameFromPath } from './tags.js';
@@ -64,9 +66,13 @@ export function accountFeaturedTags(deps: Deps, accountId: string): MastodonFeat
   return present(deps, account);
 }
 
+/** Mastodon's message when the account is at `max_featured_tags`. */
+const LIMIT_REACHED = 'You have already featured the maximum number of hashtags';
+
 /**
- * Features the tag `name` (valid, without '#') and returns the featured tag's id and the tag; a
- * tag already featured is left as it is. One tag more than the limit is a 422 and writes nothing.
+ * Features the tag `name` (valid, without '#') through the tag itself, as POST /api/v1/tags/:id/
+ * feature does (Mastodon's find_or_initialize_by(tag:)): a tag already featured, under any name,
+ * is left as it is. One tag more than the limit is a 422 and writes nothing.
  */
 function feature(deps: Deps, account: AccountRow, name: string): { featuredTagId: string; tag: TagRow } {
   const at = now();
@@ -76,7 +82,7 @@ function feature(deps: Deps, account: AccountRow, name: string): { featuredTagId
     if (existing) return { featuredTagId: existing.id, tag, added: false };
     if (countFeaturedTags(deps.db, account.id) >= ACCOUNT_LIMITS.max_featured_tags) {
       // Thrown inside the transaction, so a tag created just above is rolled back too.
-      throw invalid('base', 'You have already featured the maximum number of hashtags');
+      throw invalid('base', LIMIT_REACHED);
     }
     const row = { id: newId(at), account_id: account.id, tag_id: tag.id, created_at: at };
     insertFeaturedTag(deps.db, row);
@@ -87,14 +93,42 @@ function feature(deps: Deps, account: AccountRow, name: string): { featuredTagId
 }
 
 /**
- * `POST /api/v1/featured_tags`: features a tag on the account's profile and returns it; a tag
- * already featured is returned as it is. The name may carry a leading '#'. An invalid name is a
+ * Features the tag under the name the owner wrote, as POST /api/v1/featured_tags does (Mastodon's
+ * find_or_initialize_by(name:)): a featured tag found by exactly that name is returned as it is;
+ * otherwise a new one is validated like Mastodon's FeaturedTag, every failed rule in one 422 in
+ * Rails' order: the tag already featured (under another spelling, or through the tag itself) is
+ * "Tag has already been taken", and the limit "You have already featured the maximum number of
+ * hashtags". Nothing is written on a 422.
+ */
+function featureByName(deps: Deps, account: AccountRow, name: string): string {
+  const at = now();
+  const result = deps.db.transaction(() => {
+    const named = findFeaturedTagByName(deps.db, account.id, name);
+    if (named) return { featuredTagId: named.id, tag: null };
+    const tag = findOrCreateTag(deps, name);
+    const problems = new Problems();
+    if (findFeaturedTagByTag(deps.db, account.id, tag.id)) problems.add('tag', 'Tag', 'ERR_TAKEN', 'has already been taken');
+    if (countFeaturedTags(deps.db, account.id) >= ACCOUNT_LIMITS.max_featured_tags) problems.add('base', '', 'ERR_INVALID', LIMIT_REACHED);
+    // Thrown inside the transaction, so a tag created just above is rolled back too.
+    problems.throwIfAny();
+    const row = { id: newId(at), account_id: account.id, tag_id: tag.id, created_at: at };
+    insertFeaturedTag(deps.db, row, name);
+    return { featuredTagId: row.id, tag };
+  });
+  if (result.tag) deps.events.emit('featured_tag.created', { accountId: account.id, name: result.tag.name });
+  return result.featuredTagId;
+}
+
+/**
+ * `POST /api/v1/featured_tags`: features a tag on the account's profile and returns it. The name
+ * may carry a leading '#'; featuring again under the very same name answers the same featured tag,
+ * while the same tag under another spelling is a 422 (see `featureByName`). An invalid name is a
  * 422 and nothing is written.
  */
 export function featureTag(deps: Deps, account: AccountRow, rawName: string): MastodonFeaturedTag {
   const name = cleanTagName(rawName);
   if (!isValidTagName(name)) throw invalid('tag', 'Tag is invalid', 'is invalid');
-  return presentOne(deps, account, feature(deps, account, name).featuredTagId);
+  return presentOne(deps, account, featureByName(deps, account, name));
 }
 
 /** `DELETE /api/v1/featured_tags/:id`: 404 for a featured tag that is not the account's. */

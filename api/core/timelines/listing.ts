@@ -20,12 +20,19 @@ import { statusVisibilitySql } from '../statuses/visibility.js';
 export const TAGS_PER_MODE = 4;
 
 /**
+ * `local` and `remote` as Mastodon's PublicFeed reads them: each narrows the timeline only without
+ * the other (`local_only?` is local and not remote), so both together select everything.
+ */
+function origin(filters: PublicFilters): PublicFilters {
+  return filters.local && filters.remote ? { ...filters, local: false, remote: false } : filters;
+}
+
+/**
  * The public timeline (GET /api/v1/timelines/public): public statuses, no boosts, no replies to
- * others; `local` and `remote` together select nothing, as Mastodon answers.
+ * others; `local` or `remote` narrows it to one origin (both at once: everything).
  */
 export function publicTimeline(deps: Deps, viewerId: string | null, filters: PublicFilters, page: PageBounds): string[] {
-  if (filters.local && filters.remote) return [];
-  return publicTimelineIds(deps.db, excluding(statusVisibilitySql, 'timeline'), viewerId, filters, page);
+  return publicTimelineIds(deps.db, excluding(statusVisibilitySql, 'timeline'), viewerId, origin(filters), page);
 }
 
 /** Extra tag names of a tag timeline request. */
@@ -54,7 +61,6 @@ export function tagTimeline(deps: Deps, viewerId: string | null, hashtag: string
   const tags = findTagsByNormalizedNames(deps.db, [main, ...any, ...all, ...none]);
   const mainTag = tags.get(main);
   if (!mainTag) throw notFound();
-  if (filters.local && filters.remote) return [];
   if (all.some((name) => !tags.has(name))) return [];
   const ids = (names: string[]) => names.map((n) => tags.get(n)?.id).filter((id): id is string => id !== undefined);
   return tagTimelineIds(
@@ -62,7 +68,7 @@ export function tagTimeline(deps: Deps, viewerId: string | null, hashtag: string
     excluding(statusVisibilitySql, 'timeline'),
     viewerId,
     { any: [...new Set([mainTag.id, ...ids(any)])], all: ids(all), none: ids(none) },
-    filters,
+    origin(filters),
     page,
   );
 }

@@ -1,4 +1,5 @@
 import { derivedTransaction, findFollowedAccounts, upsertFeedState } from '../../db/repos/feeds.js';
+import { followsOf } from '../../db/repos/follows.js';
 import { nextTurn } from '../../util/background-lane.js';
 import { now } from '../../util/clock.js';
 import type { Deps } from '../deps.js';
@@ -52,7 +53,13 @@ async function runRebuild(deps: Deps, accountId: string): Promise<void> {
     if (!db.raw.open) return;
     const chunk = follows.slice(i, i + CHUNK_ACCOUNTS);
     derivedTransaction(db, () => {
-      for (const f of chunk) mergeAccountIntoHome(deps, accountId, f.target_account_id, followOptions(f), followed);
+      // Read again in the chunk's transaction: an account unfollowed since the rebuild began
+      // (its statuses already left the feed) must not be merged back.
+      const current = followsOf(db, accountId, chunk.map((f) => f.target_account_id));
+      for (const f of chunk) {
+        const follow = current.get(f.target_account_id);
+        if (follow) mergeAccountIntoHome(deps, accountId, f.target_account_id, followOptions(follow), followed);
+      }
     });
   }
   upsertFeedState(db, accountId, false, now());

@@ -5,6 +5,7 @@ import { findCardsByIds, linkStatusIds, recentLinkDailyUses, recentLinkWindowUse
 import { toMastodonPreviewCard, type MastodonPreviewCard } from '../../serializers/preview-card.js';
 import type { MastodonTagHistory } from '../../serializers/tag.js';
 import { notFound } from '../../util/errors.js';
+import { allowedCardIds } from '../admin/trends-review.js';
 import type { Deps } from '../deps.js';
 import { excluding } from '../relationships/exclusions.js';
 import { statusVisibilitySql } from '../statuses/visibility.js';
@@ -15,12 +16,18 @@ export interface MastodonTrendsLink extends MastodonPreviewCard {
   history: MastodonTagHistory[];
 }
 
-/** The link cards that trend now, best first, with their history (see activity.ts for how). */
-export function rankedLinks(deps: Deps): RankedUse[] {
+/**
+ * The link cards that trend now, best first, with their history (see activity.ts for how): those
+ * staff let trend (core/admin/trends-review.ts), or with `all`, every one (the admin list).
+ */
+export function rankedLinks(deps: Deps, options: { all?: boolean } = {}): RankedUse[] {
   const { today, sinceId } = trendWindow();
   const qualified = recentLinkWindowUses(deps.db, sinceId, MIN_ACCOUNTS);
   if (qualified.length === 0) return [];
-  return rankUses(qualified, recentLinkDailyUses(deps.db, sinceId), today);
+  const ranked = rankUses(qualified, recentLinkDailyUses(deps.db, sinceId), today);
+  if (options.all) return ranked;
+  const allowed = allowedCardIds(deps, ranked.map((r) => r.key));
+  return ranked.filter((r) => allowed.has(r.key));
 }
 
 /** `GET /api/v1/trends/links`: a page of trending links as Trends::Link entities. */

@@ -1,20 +1,27 @@
 import { recentStatusInteractions } from '../../db/repos/trends.js';
 import type { MastodonStatus } from '../../serializers/status.js';
 import { now } from '../../util/clock.js';
+import { allowedStatusIds } from '../admin/trends-review.js';
 import type { Deps } from '../deps.js';
 import { hiddenStatusIds } from '../relationships/exclusions.js';
 import { presentStatuses } from '../statuses/views.js';
 import { visibleStatusIds } from '../statuses/visibility.js';
 import { MIN_INTERACTIONS, STATUS_HALF_LIFE_MS, slice, trendWindow } from './activity.js';
 
-/** The statuses that trend now, best first (see activity.ts for how), for everyone. */
-export function rankedStatusIds(deps: Deps): string[] {
+/**
+ * The statuses that trend now, best first (see activity.ts for how), for everyone: those staff
+ * let trend (core/admin/trends-review.ts), or with `all`, every one (the admin list).
+ */
+export function rankedStatusIds(deps: Deps, options: { all?: boolean } = {}): string[] {
   const at = now();
   const { sinceId } = trendWindow(at);
-  return recentStatusInteractions(deps.db, sinceId, MIN_INTERACTIONS)
+  const ranked = recentStatusInteractions(deps.db, sinceId, MIN_INTERACTIONS)
     .map((s) => ({ id: s.id, score: (s.interactions - 1) ** 2 * 0.5 ** (Math.max(0, at - s.created_at) / STATUS_HALF_LIFE_MS) }))
     .sort((a, b) => b.score - a.score || (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
     .map((s) => s.id);
+  if (options.all || ranked.length === 0) return ranked;
+  const allowed = allowedStatusIds(deps, ranked);
+  return ranked.filter((id) => allowed.has(id));
 }
 
 /**

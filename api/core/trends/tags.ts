@@ -1,16 +1,23 @@
 import { findTagsByIds } from '../../db/repos/tag-follows.js';
 import { recentTagDailyUses, recentTagWindowUses } from '../../db/repos/trends.js';
 import { toMastodonTag, type MastodonTag } from '../../serializers/tag.js';
+import { allowedTagIds } from '../admin/trends-review.js';
 import type { Deps } from '../deps.js';
 import { tagRelationships } from '../tags/tags.js';
 import { MIN_ACCOUNTS, rankUses, slice, trendWindow, type RankedUse } from './activity.js';
 
-/** The hashtags that trend now, best first, with their history (see activity.ts for how). */
-export function rankedTags(deps: Deps): RankedUse[] {
+/**
+ * The hashtags that trend now, best first, with their history (see activity.ts for how): those
+ * staff let trend (core/admin/trends-review.ts), or with `all`, every one (the admin list).
+ */
+export function rankedTags(deps: Deps, options: { all?: boolean } = {}): RankedUse[] {
   const { today, sinceId } = trendWindow();
   const qualified = recentTagWindowUses(deps.db, sinceId, MIN_ACCOUNTS);
   if (qualified.length === 0) return [];
-  return rankUses(qualified, recentTagDailyUses(deps.db, sinceId), today);
+  const ranked = rankUses(qualified, recentTagDailyUses(deps.db, sinceId), today);
+  if (options.all) return ranked;
+  const allowed = allowedTagIds(deps, ranked.map((r) => r.key));
+  return ranked.filter((r) => allowed.has(r.key));
 }
 
 /**

@@ -145,18 +145,28 @@ export interface FollowListEntry {
 
 /**
  * A page of an account's followers (`direction` 'followers') or of the accounts it follows
- * ('following'), newest follow first, keyset-paged by the follow id. Suspended accounts are left out.
+ * ('following'), newest follow first, keyset-paged by the follow id. Suspended accounts are left
+ * out, and so are those for which `hidden` (an SQL condition over an account id column that reads
+ * `@viewer_id`, built by core) is true for `viewerId`; the page is filled past them.
  */
-export function followListPage(db: Db, accountId: string, direction: 'followers' | 'following', page: PageBounds): FollowListEntry[] {
+export function followListPage(
+  db: Db,
+  accountId: string,
+  direction: 'followers' | 'following',
+  page: PageBounds,
+  hidden: ((col: string) => string) | null = null,
+  viewerId: string | null = null,
+): FollowListEntry[] {
   const p = pageSql('f.id', page);
   const [mine, other] = direction === 'followers' ? ['target_account_id', 'account_id'] : ['account_id', 'target_account_id'];
+  const exclude = hidden ? `AND NOT ${hidden(`f.${other}`)}` : '';
   const rows = db
     .query<FollowListEntry>(
       `SELECT f.id AS follow_id, f.${other} AS account_id FROM follows f
        JOIN accounts a ON a.id = f.${other} AND a.suspended_at IS NULL
-       WHERE f.${mine} = @account_id ${p.where} ${p.orderLimit}`,
+       WHERE f.${mine} = @account_id ${exclude} ${p.where} ${p.orderLimit}`,
     )
-    .all({ account_id: accountId, ...p.params });
+    .all({ account_id: accountId, viewer_id: viewerId, ...p.params });
   return p.reverse ? rows.reverse() : rows;
 }
 

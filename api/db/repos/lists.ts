@@ -15,7 +15,10 @@ export interface ListRow {
   updated_at: number;
 }
 
-/** A row of `list_accounts`: `account_id` is a member of `list_id` through the owner's follow `follow_id`. */
+/**
+ * A row of `list_accounts`: `account_id` is a member of `list_id` through the owner's follow
+ * `follow_id` (null when the owner lists themself, or while the owner's follow request is pending).
+ */
 export interface ListAccountRow {
   list_id: string;
   account_id: string;
@@ -119,6 +122,19 @@ export function removeFromOwnedLists(db: Db, ownerId: string, accountId: string)
     .run({ owner_id: ownerId, account_id: accountId }).changes;
 }
 
+/**
+ * Gives the memberships `ownerId`'s lists hold of `accountId` without a follow (added while a
+ * follow request was pending) the follow that now exists; returns how many changed.
+ */
+export function attachFollowToMemberships(db: Db, ownerId: string, accountId: string, followId: string): number {
+  return db
+    .query(
+      `UPDATE list_accounts SET follow_id = @follow_id WHERE account_id = @account_id AND follow_id IS NULL
+       AND list_id IN (SELECT id FROM lists WHERE account_id = @owner_id)`,
+    )
+    .run({ owner_id: ownerId, account_id: accountId, follow_id: followId }).changes;
+}
+
 /** Account ids that are members of at least one exclusive list of `ownerId` (they leave the owner's home feed). */
 export function exclusiveMemberIds(db: Db, ownerId: string): string[] {
   return db
@@ -156,7 +172,14 @@ export type VisibleSql = (alias: string) => string;
  */
 export function listTimelineIds(db: Db, visible: VisibleSql, list: Pick<ListRow, 'id' | 'account_id' | 'replies_policy'>, page: PageBounds): string[] {
   const p = pageSql('s.id', page);
-  const members = db.query<{ account_id: string }>('SELECT account_id FROM list_accounts WHERE list_id = @list_id').all({ list_id: list.id });
+  // A member whose follow request is still pending shows nothing yet (Mastodon distributes to a
+  // list only through a follow); the owner listing themself needs none.
+  const members = db
+    .query<{ account_id: string }>(
+      `SELECT la.account_id FROM list_accounts la WHERE la.list_id = @list_id
+       AND (la.account_id = @owner_id OR EXISTS (SELECT 1 FROM follows f WHERE f.account_id = @owner_id AND f.target_account_id = la.account_id))`,
+    )
+    .all({ list_id: list.id, owner_id: list.account_id });
   const query = db.query<{ id: string }>(
     `SELECT s.id FROM statuses s
      WHERE s.account_id = @member_id AND s.visibility <> 'direct' AND ${visible('s')}

@@ -24,7 +24,10 @@ export interface FeaturedTagRow {
 
 /** A featured tag with its tag's name and the account's use of it (public and unlisted originals). */
 export interface FeaturedTagStatsRow extends FeaturedTagRow {
+  /** The name it was featured under, or else the tag's. */
   name: string;
+  /** The tag's own name. */
+  tag_name: string;
   statuses_count: number;
   /** ms of the account's latest status with the tag, or null. */
   last_status_at: number | null;
@@ -91,7 +94,7 @@ export function tagRelationshipRows(db: Db, viewerId: string, tagIds: readonly s
 export function featuredTagsWithStats(db: Db, accountId: string): FeaturedTagStatsRow[] {
   return db
     .query<FeaturedTagStatsRow>(
-      `SELECT ft.id, ft.account_id, ft.tag_id, ft.created_at, t.name,
+      `SELECT ft.id, ft.account_id, ft.tag_id, ft.created_at, coalesce(ft.name, t.name) AS name, t.name AS tag_name,
          count(s.id) AS statuses_count, max(s.created_at) AS last_status_at
        FROM featured_tags ft JOIN tags t ON t.id = ft.tag_id
        LEFT JOIN statuses_tags st ON st.tag_id = ft.tag_id
@@ -113,14 +116,25 @@ export function findFeaturedTagByTag(db: Db, accountId: string, tagId: string): 
   return db.query<FeaturedTagRow>('SELECT * FROM featured_tags WHERE account_id = @account_id AND tag_id = @tag_id').get({ account_id: accountId, tag_id: tagId });
 }
 
+/** An account's featured tag featured under exactly this name (case matters), if any. */
+export function findFeaturedTagByName(db: Db, accountId: string, name: string): FeaturedTagRow | undefined {
+  return db.query<FeaturedTagRow>('SELECT * FROM featured_tags WHERE account_id = @account_id AND name = @name').get({ account_id: accountId, name });
+}
+
 /** How many tags an account features. */
 export function countFeaturedTags(db: Db, accountId: string): number {
   return db.query<{ n: number }>('SELECT count(*) AS n FROM featured_tags WHERE account_id = @account_id').get({ account_id: accountId })?.n ?? 0;
 }
 
-/** Inserts a featured tag. */
-export function insertFeaturedTag(db: Db, row: FeaturedTagRow): void {
-  db.query('INSERT INTO featured_tags (id, account_id, tag_id, created_at) VALUES (@id, @account_id, @tag_id, @created_at)').run({ ...row });
+/** Inserts a featured tag, with the name it was featured under when there is one. */
+export function insertFeaturedTag(db: Db, row: FeaturedTagRow, name: string | null = null): void {
+  db.query('INSERT INTO featured_tags (id, account_id, tag_id, created_at, name) VALUES (@id, @account_id, @tag_id, @created_at, @name)').run({
+    id: row.id,
+    account_id: row.account_id,
+    tag_id: row.tag_id,
+    created_at: row.created_at,
+    name,
+  });
 }
 
 /** Deletes a featured tag by id. */

@@ -21,6 +21,10 @@ export interface UserRow {
   last_sign_in_at: number | null;
   created_at: number;
   updated_at: number;
+  /** A custom role (user_roles) replacing the built-in `role` (then 'user'), or null. */
+  role_id: string | null;
+  /** The application the user signed up through, or null. */
+  created_by_application_id: string | null;
 }
 
 /** Loads a user by id. */

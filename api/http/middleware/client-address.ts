@@ -31,6 +31,20 @@ export function throttledAddress(req: IncomingMessage): string | null {
 }
 
 /**
+ * The address a request came from, as the rate limits judge it but whole (not bucketed): the
+ * peer's address, or for a request through a proxy on this machine the nearest non-loopback
+ * address its `X-Forwarded-For` names; the loopback peer's own address otherwise. IP blocks and
+ * the sign-up address use it.
+ */
+export function requestAddress(req: IncomingMessage): string {
+  const peer = req.socket.remoteAddress ?? '';
+  if (!isLoopback(peer)) return peer;
+  const forwarded = req.headers['x-forwarded-for'];
+  const named = forwarded ? nearestForwarded(Array.isArray(forwarded) ? forwarded.join(',') : forwarded) : undefined;
+  return typeof named === 'string' ? named : peer;
+}
+
+/**
  * The nearest address of an `X-Forwarded-For` list that is not loopback; null when every address
  * in it is loopback; undefined when it names no address at all (garbage is ignored).
  */

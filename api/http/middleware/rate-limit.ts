@@ -4,7 +4,7 @@ import { now } from '../../util/clock.js';
 import { ApiError } from '../../util/errors.js';
 import { resolveAuth } from './auth.js';
 import { throttledAddress } from './client-address.js';
-import { isApiPath, RULES, SIGN_IN_RULE, type LimitRule, type RequestFacts, type RuleGate } from './rate-limits.js';
+import { isApiPath, RULES, SIGN_IN_RULES, type LimitRule, type RequestFacts, type RuleGate } from './rate-limit-rules.js';
 
 /** Mastodon's text for a refused request. */
 export const TOO_MANY_REQUESTS = 'Too many requests';
@@ -79,13 +79,10 @@ export class Throttle {
 /** The limits of one instance: its throttles, scaled by the owner's setting, by the kind of request. */
 class Limits {
   readonly byGate: Record<RuleGate, Throttle[]>;
-  readonly signIn: Throttle;
 
   constructor(scale: number) {
-    const throttles = RULES.map((rule) => new Throttle(rule, scale));
-    this.byGate = { api: [], paging: [], write: [], media_proxy: [] };
-    for (const t of throttles) this.byGate[t.rule.gate].push(t);
-    this.signIn = throttles.find((t) => t.rule === SIGN_IN_RULE) as Throttle;
+    this.byGate = { api: [], paging: [], write: [], media_proxy: [], sign_in: [] };
+    for (const rule of [...RULES, ...SIGN_IN_RULES]) this.byGate[rule.gate].push(new Throttle(rule, scale));
   }
 }
 
@@ -103,7 +100,16 @@ function limits(deps: Deps): Limits {
 const PAGING = /[?&](?:page|min_id|max_id|since_id)=[^&]/;
 
 function keyOf(rule: LimitRule, facts: RequestFacts): string | null {
-  return rule.by === 'address' ? facts.address : rule.by === 'token' ? facts.tokenId : facts.userId;
+  switch (rule.by) {
+    case 'address':
+      return facts.address;
+    case 'token':
+      return facts.tokenId;
+    case 'user':
+      return facts.userId;
+    default:
+      return facts.login;
+  }
 }
 
 /**
@@ -122,11 +128,11 @@ class Tally {
     private readonly at: number,
   ) {}
 
-  /** Counts the request under the throttles that apply (all given ones: `always`); false once one refuses it. */
-  count(throttles: readonly Throttle[], always = false): boolean {
+  /** Counts the request under the given throttles that apply to it; false once one refuses it. */
+  count(throttles: readonly Throttle[]): boolean {
     for (const throttle of throttles) {
       const rule = throttle.rule;
-      if (!always && !rule.applies(this.facts)) continue;
+      if (!rule.applies(this.facts)) continue;
       const key = keyOf(rule, this.facts);
       if (key === null) continue;
       const counter = throttle.counter(key, this.at);
@@ -149,11 +155,17 @@ class Tally {
     return true;
   }
 
-  /** The X-RateLimit headers: of the refusing limit (nothing left), else of the closest one. */
+  /**
+   * The X-RateLimit headers: of the refusing limit (nothing left), else of the closest one, unless
+   * the response already carries those of a limit closer still (a handler's count after the
+   * middleware's, as Mastodon keeps the lower of its two).
+   */
   setHeaders(): void {
     const throttle = this.refusedBy ?? this.closest;
     if (throttle === null) return;
     const remaining = this.refusedBy ? 0 : Math.max(0, throttle.limit - this.closestCount);
+    const earlier = this.res.getHeader('X-RateLimit-Remaining');
+    if (earlier !== undefined && Number(earlier) < remaining) return;
     this.res.setHeader('X-RateLimit-Limit', throttle.limitText);
     this.res.setHeader('X-RateLimit-Remaining', String(remaining));
     this.res.setHeader('X-RateLimit-Reset', throttle.reset(this.at));
@@ -161,9 +173,9 @@ class Tally {
 }
 
 /**
- * The rate limits (see rate-limits.ts), before the body is read: each limit a request falls under
- * is counted; the first one used up answers 429 `{"error":"Too many requests"}`; otherwise the
- * answer carries X-RateLimit-Limit, -Remaining and -Reset of the limit closest to being used up.
+ * The rate limits (see rate-limit-rules.ts), before the body is read: each limit a request falls
+ * under is counted; the first one used up answers 429 `{"error":"Too many requests"}`; otherwise
+ * the answer carries X-RateLimit-Limit, -Remaining and -Reset of the limit closest to being used up.
  * Requests from apps on this machine are not limited (see throttledAddress); the caller is read
  * from the token in the header or the query (resolved once for the route too). Counters live in
  * memory: a restart starts them afresh.
@@ -186,7 +198,7 @@ export function rateLimits(deps: Deps): RequestHandler {
       tokenId = auth?.token.id ?? null;
       userId = auth?.user?.id ?? null;
     }
-    const facts: RequestFacts = { method: req.method, path, tokenId, userId, address, paging };
+    const facts: RequestFacts = { method: req.method, path, tokenId, userId, address, paging, login: null };
     const tally = new Tally(res, facts, now());
     // Each kind of rule only where it can apply: a plain API read is checked against three.
     const passed =
@@ -208,15 +220,17 @@ function giveBackOnFailure(res: Response, counter: Counter): void {
 }
 
 /**
- * Counts a sign-in attempt by the password grant, under the same limit as the sign-in page (per
- * address); throws 429 when it is used up. Apps on this machine are not limited.
+ * Counts an attempt to sign in with a password (the sign-in page, the password grant) under the
+ * sign-in limits: per address, and per login named (lower-cased; an empty one counts only per
+ * address). Throws 429 once one is used up. Apps on this machine are not limited.
  */
-export function countSignInAttempt(deps: Deps, req: Request, res: Response): void {
+export function countSignInAttempt(deps: Deps, req: Request, res: Response, login: string): void {
   const address = throttledAddress(req);
   if (address === null) return;
-  const facts: RequestFacts = { method: 'POST', path: req.path, tokenId: null, userId: null, address, paging: false };
+  const named = login.trim().replace(/^@/, '').toLowerCase();
+  const facts: RequestFacts = { method: req.method, path: req.path, tokenId: null, userId: null, address, paging: false, login: named || null };
   const tally = new Tally(res, facts, now());
-  const passed = tally.count([limits(deps).signIn], true);
+  const passed = tally.count(limits(deps).byGate.sign_in);
   tally.setHeaders();
   if (!passed) throw new ApiError(429, TOO_MANY_REQUESTS);
 }

@@ -1,4 +1,5 @@
 import { checkCredentials } from '../../core/oauth/web-sessions.js';
+import { countSignInAttempt } from '../middleware/rate-limit.js';
 import { sendPage } from '../pages/layout.js';
 import { loginPage } from '../pages/login.js';
 import { messagePage } from '../pages/messages.js';
@@ -38,7 +39,8 @@ const REFUSALS = {
 
 /**
  * `GET /auth/sign_in` shows the form; `POST /auth/sign_in` checks the login (username or
- * e-mail) and password, starts a browser session and returns to `return_to`.
+ * e-mail) and password, starts a browser session and returns to `return_to`. Attempts are rate
+ * limited (429 once used up, see countSignInAttempt).
  */
 export function register(r: Routes): void {
   r.get(
@@ -57,6 +59,8 @@ export function register(r: Routes): void {
     page(async (ctx) => {
       const returnTo = safeReturnTo(field(ctx.input, 'return_to'));
       const login = (field(ctx.input, 'login') ?? field(ctx.input, 'username') ?? '').trim();
+      // Every attempt counts (per address and per login), before anything is checked.
+      countSignInAttempt(ctx.deps, ctx.req, ctx.res, login);
       if (!formCsrfValid(ctx, field(ctx.input, 'csrf_token'))) {
         showLogin(ctx, { returnTo: returnTo ?? '', login, error: 'This form has expired. Please try again.', status: 403 });
         return;

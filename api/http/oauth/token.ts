@@ -66,13 +66,13 @@ function oauthEndpoint(ctx: Ctx, run: (client: { client_id?: string; client_secr
  * `POST /oauth/token` (authorization_code, client_credentials, refresh_token, and password) and
  * `POST /oauth/revoke`. Clients authenticate with `client_id`/`client_secret` in the body or
  * with HTTP Basic (which wins when both are given). A password grant counts as a sign-in attempt
- * (the sign-in page's rate limit, per address).
+ * (the sign-in page's rate limits, per address and per login).
  */
 export function register(r: Routes): void {
   r.post('/oauth/token', 'none', [], (ctx) =>
     oauthEndpoint(ctx, (basic) => {
       const p = oauthParams(ctx.input, ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'scope', 'refresh_token', 'username', 'password']);
-      if (p.grant_type === 'password') countSignInAttempt(ctx.deps, ctx.req, ctx.res);
+      if (p.grant_type === 'password') countSignInAttempt(ctx.deps, ctx.req, ctx.res, p.username ?? '');
       return grantToken(ctx.deps, { ...p, ...basic });
     }),
   );

@@ -26,5 +26,6 @@ ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : null}
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <div class="actions"><button type="submit">Sign in</button></div>
-</form>`;
+</form>
+<p class="muted"><a href="/auth/password/new">Forgot your password?</a></p>`;
 }

@@ -8,6 +8,8 @@ import { hostName } from '../../util/hosts.js';
 import type { Ctx } from '../routes.js';
 import { sendPage } from './layout.js';
 import { messagePage } from './messages.js';
+import { recordSignInAddress } from '../../core/admin/accounts-ips.js';
+import { requestAddress } from '../middleware/client-address.js';
 
 /** Cookie of a signed-in browser (its value is a secret; only its hash is stored). */
 export const SESSION_COOKIE = 'hearth_session';
@@ -60,6 +62,7 @@ export function currentWebSession(ctx: Ctx): WebSession | null {
 export function beginWebSession(ctx: Ctx, userId: string): string {
   endWebSession(ctx.deps, readCookie(ctx.req, SESSION_COOKIE));
   const { cookie, session } = startWebSession(ctx.deps, userId);
+  recordSignInAddress(ctx.deps, userId, requestAddress(ctx.req));
   setCookie(ctx.deps, ctx.req, ctx.res, SESSION_COOKIE, cookie, WEB_SESSION_TTL_MS);
   return session.csrf_token;
 }

@@ -3,6 +3,7 @@ import { registerAccount } from '../../core/accounts/register.js';
 import { updateCredentials } from '../../core/accounts/update.js';
 import { prepareProfileImages, settleProfileImages } from '../../core/media/profile-images.js';
 import { toMastodonAccount } from '../../serializers/account.js';
+import { requestAddress } from '../middleware/client-address.js';
 import { ApiError } from '../../util/errors.js';
 import { arrayOf, bool, str, z } from '../params.js';
 import type { Ctx, Routes, UserCtx } from '../routes.js';
@@ -53,6 +54,38 @@ const updateSchema = z.object({
     .optional(),
 });
 
+/** A scalar as Rails permits one (text, number, boolean), as text; anything else is not permitted. */
+function permittedScalar(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * `fields_attributes` as Rails' `permit(fields_attributes: [:name, :value])` leaves it: an entry
+ * that is not a name/value object is dropped, and so are a `name` or `value` that are not plain
+ * values, instead of failing the whole update. A key a form repeats (`…[0][name]` twice) keeps its
+ * last value, as Rack parses forms. Anything but a list or an object of entries is left as given
+ * (the schema refuses it).
+ */
+function permittedFields(raw: unknown, fromForm: boolean): unknown {
+  if (raw === undefined || raw === null || raw === '' || typeof raw !== 'object') return raw;
+  const entries = Array.isArray(raw)
+    ? raw
+    : Object.keys(raw)
+        .sort((a, b) => Number(a) - Number(b))
+        .map((k) => (raw as Record<string, unknown>)[k]);
+  const pick = (value: unknown): string | undefined => {
+    if (fromForm && Array.isArray(value)) return permittedScalar(value.at(-1));
+    return permittedScalar(value);
+  };
+  return entries.flatMap((entry) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return [];
+    const { name, value } = entry as Record<string, unknown>;
+    return [{ name: pick(name), value: pick(value) }];
+  });
+}
+
 const registrationSchema = z.object({
   username: text,
   email: text,
@@ -67,7 +100,8 @@ const idList = arrayOf(z.union([z.string(), z.number()]).transform(String));
 
 /** `PATCH /api/v1/accounts/update_credentials` (also PUT): profile, avatar and header, posting defaults. */
 async function updateHandler(ctx: UserCtx) {
-  const p = parseWithDetails(updateSchema, ctx.input);
+  const fromForm = ctx.req.rawForm !== undefined;
+  const p = parseWithDetails(updateSchema, { ...ctx.input, fields_attributes: permittedFields(ctx.input.fields_attributes, fromForm) });
   // Avatar and header files are processed and stored first; they are kept only if the rest saves.
   const files = ctx.req.files ?? {};
   const images = await prepareProfileImages(ctx.deps, ctx.account, { avatar: files.avatar, header: files.header });
@@ -94,14 +128,14 @@ async function updateHandler(ctx: UserCtx) {
 }
 
 /** `POST /api/v1/accounts`: sign-up by an app; answers a Token entity for the new user. */
-function registerHandler(ctx: Ctx) {
+async function registerHandler(ctx: Ctx) {
   // Mastodon's words (grammar slip included): sign-up takes an app's token, not a user's.
   if (ctx.auth?.user) throw new ApiError(403, 'This method requires an client credentials authentication');
   const p = parseWithDetails(registrationSchema, ctx.input);
   const auth = ctx.auth;
-  const { token } = registerAccount(
+  const { token } = await registerAccount(
     ctx.deps,
-    { applicationId: auth?.applicationId ?? null, scopes: auth ? [...auth.scopes] : [], ip: ctx.req.ip ?? null },
+    { applicationId: auth?.applicationId ?? null, scopes: auth ? [...auth.scopes] : [], ip: requestAddress(ctx.req) || null },
     { username: p.username, email: p.email, password: p.password, agreement: p.agreement, locale: p.locale, reason: p.reason, inviteCode: p.invite_code },
   );
   return {

@@ -41,13 +41,14 @@ export function register(r: Routes): void {
 
   r.get('/api/v1/blocks', 'user', ['read:blocks'], (ctx) => {
     const entries = listBlocks(ctx.deps, ctx.account.id, parsePage(ctx.input, 40, 80));
-    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, pageCursors(entries, (e) => e.block_id));
+    // Mastodon pages blocks and mutes back with since_id.
+    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, pageCursors(entries, (e) => e.block_id), 'since_id');
     return presentAccounts(ctx.deps, entries.map((e) => e.account_id));
   });
 
   r.get('/api/v1/mutes', 'user', ['read:mutes'], (ctx) => {
     const mutes = listMutes(ctx.deps, ctx.account.id, parsePage(ctx.input, 40, 80));
-    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, pageCursors(mutes, (m) => m.id));
+    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, pageCursors(mutes, (m) => m.id), 'since_id');
     const accounts = new Map(presentAccounts(ctx.deps, mutes.map((m) => m.target_account_id)).map((a) => [a.id, a]));
     return mutes.flatMap((m) => {
       const account = accounts.get(m.target_account_id);

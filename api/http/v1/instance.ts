@@ -62,7 +62,7 @@ export function register(r: Routes): void {
 
   r.get('/api/v1/instance/extended_description', 'public', [], (ctx) => {
     const about = extendedDescription(ctx.deps);
-    return { updated_at: isoTime(about.updatedAt), content: about.html };
+    return { updated_at: about.updatedAt === null ? null : isoTime(about.updatedAt), content: about.html };
   });
 
   r.get('/api/v1/instance/languages', 'public', [], () => supportedLanguages());

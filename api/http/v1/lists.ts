@@ -42,11 +42,12 @@ function accountIds(ctx: UserCtx): string[] {
   return parse(accountIdsParams, ctx.input).account_ids ?? [];
 }
 
-// The members listing is paged only when the client asks for it: a limit other than 0, or a cursor.
+// The members listing is paged only when the client asks for it (a limit or a cursor); limit=0
+// means every member whatever else is given, with no Link header (Mastodon's `unlimited?`).
 function wantsPage(input: Record<string, unknown>): boolean {
+  if (String(input.limit) === '0') return false;
   const given = (k: string) => input[k] !== undefined && input[k] !== '';
-  if (given('max_id') || given('since_id') || given('min_id')) return true;
-  return given('limit') && String(input.limit) !== '0';
+  return given('max_id') || given('since_id') || given('min_id') || given('limit');
 }
 
 /**

@@ -16,8 +16,9 @@ import type { Ctx, Routes } from '../routes.js';
 /** Proxied files may be kept a day by clients and caches. */
 const CACHE_CONTROL = 'public, max-age=86400';
 
+// Errors are JSON, as everywhere under /api, /system and /media_proxy.
 function notFound(ctx: Ctx): void {
-  ctx.res.status(404).type('text/plain').send('Not Found');
+  ctx.res.status(404).json({ error: 'Record not found' });
 }
 
 async function stream(ctx: Ctx, target: ProxyTarget | null): Promise<void> {
@@ -33,7 +34,7 @@ async function stream(ctx: Ctx, target: ProxyTarget | null): Promise<void> {
   } catch (err) {
     res.off('close', onClose);
     if (!(err instanceof FetchError)) throw err;
-    if (!res.headersSent && !res.destroyed) res.status(502).type('text/plain').send('Bad Gateway');
+    if (!res.headersSent && !res.destroyed) res.status(502).json({ error: 'Bad Gateway' });
     return;
   }
   res.off('close', onClose);
@@ -54,7 +55,8 @@ async function stream(ctx: Ctx, target: ProxyTarget | null): Promise<void> {
   res.status(file.status);
   if (req.method === 'HEAD' || file.status === 416) {
     close();
-    res.end();
+    if (file.status === 416 && req.method !== 'HEAD') res.json({ error: 'Range Not Satisfiable' });
+    else res.end();
     return;
   }
   await new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import { getAccountForApi } from '../../core/accounts/read.js';
-import { emailConfirmed, resendConfirmation } from '../../core/accounts/email-confirmation.js';
+import { emailConfirmed } from '../../core/accounts/email-confirmation.js';
+import { resendConfirmation, signUpUser } from '../../core/mail/account-mail.js';
 import { statusOEmbed } from '../../core/embeds/oembed.js';
 import { translateStatus } from '../../core/statuses/translate.js';
 import { ApiError, notFound } from '../../util/errors.js';
@@ -12,8 +13,8 @@ function text(value: unknown): string | undefined {
 
 /**
  * Small methods clients call: oEmbed of a status, translation (no translation service here),
- * identity proofs (gone from Mastodon, answered empty), e-mail confirmation (every account is
- * confirmed), and async refreshes (Hearth starts none).
+ * identity proofs (gone from Mastodon, answered empty), e-mail confirmation (the link mailed
+ * again, core/mail/account-mail.ts), and async refreshes (Hearth starts none).
  */
 export function register(r: Routes): void {
   r.get('/api/oembed', 'none', [], (ctx) => {
@@ -33,8 +34,15 @@ export function register(r: Routes): void {
     return [];
   });
 
-  r.post('/api/v1/emails/confirmations', 'user', ['write:accounts'], (ctx) => resendConfirmation(ctx.user));
-  r.get('/api/v1/emails/check_confirmation', 'user', ['read:accounts'], (ctx) => emailConfirmed(ctx.user));
+  // Any token with the scope: the user it names is not confirmed yet, which `user` routes refuse.
+  r.post('/api/v1/emails/confirmations', 'app', ['write:accounts'], (ctx) => {
+    if (!ctx.auth) throw new ApiError(401, 'The access token is invalid');
+    return resendConfirmation(ctx.deps, ctx.auth, text(ctx.input.email));
+  });
+  r.get('/api/v1/emails/check_confirmation', 'app', ['read:accounts'], (ctx) => {
+    if (!ctx.auth) throw new ApiError(401, 'The access token is invalid');
+    return emailConfirmed(signUpUser(ctx.auth));
+  });
 
   // Hearth does its work within the request (it never answers with a Mastodon-Async-Refresh
   // header), so no refresh id exists to ask about.

@@ -9,15 +9,15 @@ import {
 import { notificationVisible, presentNotifications } from '../../core/notifications/present.js';
 import { notFound } from '../../util/errors.js';
 import { isId } from '../../util/ids.js';
+import { limitParam } from '../limit.js';
 import { pageCursors, parsePage, setLinkHeader } from '../middleware/pagination.js';
-import { arrayOf, bool, int, parse, z } from '../params.js';
+import { arrayOf, bool, parse, z } from '../params.js';
 import type { Ctx, Routes } from '../routes.js';
 
 const filterSchema = z.object({
   types: arrayOf(z.string()),
   exclude_types: arrayOf(z.string()),
   account_id: z.preprocess((v) => (v === '' || v === null ? undefined : typeof v === 'number' ? String(v) : v), z.string().optional()),
-  limit: int(),
   include_filtered: bool(),
 });
 
@@ -26,15 +26,15 @@ const filterSchema = z.object({
 const NO_ACCOUNT = '0';
 
 /** Parses the shared filters of the notification listings and counts (`types[]`, `exclude_types[]`, `account_id`, `include_filtered`). */
-export function parseNotificationQuery(input: Record<string, unknown>): NotificationQuery & { limit: number | undefined } {
+export function parseNotificationQuery(input: Record<string, unknown>): NotificationQuery {
   const p = parse(filterSchema, input);
   const accountId = p.account_id === undefined ? undefined : isId(p.account_id) ? p.account_id : NO_ACCOUNT;
-  return { types: p.types, excludeTypes: p.exclude_types, accountId, includeFiltered: p.include_filtered, limit: p.limit };
+  return { types: p.types, excludeTypes: p.exclude_types, accountId, includeFiltered: p.include_filtered };
 }
 
-/** A count limit as the unread_count endpoints take it: 100 by default, at most 1000. */
-export function countLimit(limit: number | undefined): number {
-  return limit === undefined || limit <= 0 ? 100 : Math.min(limit, 1000);
+/** The count limit of the unread_count endpoints: 100 by default, at most 1000 (the shared `limit` reading). */
+export function countLimit(input: Record<string, unknown>): number {
+  return limitParam(input, 100, 1000);
 }
 
 function idParam(ctx: Ctx): string {
@@ -55,7 +55,7 @@ export function register(r: Routes): void {
 
   r.get('/api/v1/notifications/unread_count', 'user', ['read:notifications'], (ctx) => {
     const query = parseNotificationQuery(ctx.input);
-    return { count: unreadNotificationCount(ctx.deps, ctx.account.id, query, countLimit(query.limit)) };
+    return { count: unreadNotificationCount(ctx.deps, ctx.account.id, query, countLimit(ctx.input)) };
   });
 
   r.post('/api/v1/notifications/clear', 'user', ['write:notifications'], (ctx) => {

@@ -1,5 +1,5 @@
 import { getPollForViewer } from '../../core/polls/read.js';
-import { voteInPoll } from '../../core/polls/vote.js';
+import { loadVisiblePoll, voteInPoll } from '../../core/polls/vote.js';
 import { toMastodonPoll } from '../../serializers/poll.js';
 import { now } from '../../util/clock.js';
 import { arrayOf, parse, required, z } from '../params.js';
@@ -23,6 +23,9 @@ export function register(r: Routes): void {
   );
 
   r.post('/api/v1/polls/:id/votes', 'user', ['write:statuses'], (ctx) => {
+    // A poll the voter may not see is 404 before its choices are looked at (Mastodon finds and
+    // authorizes the poll in a before_action).
+    loadVisiblePoll(ctx.deps, String(ctx.req.params.id ?? ''), ctx.account.id);
     const p = parse(voteSchema, ctx.input);
     const choices = required(p.choices && p.choices.length > 0 ? p.choices : undefined, 'choices');
     const pollId = voteInPoll(ctx.deps, ctx.account, String(ctx.req.params.id ?? ''), choices);

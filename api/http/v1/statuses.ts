@@ -15,6 +15,9 @@ import { isId } from '../../util/ids.js';
 import { arrayOf, bool, id, parse, str, z } from '../params.js';
 import type { Ctx, Routes } from '../routes.js';
 
+/** Most distinct ids `GET /api/v1/statuses?id[]=` takes (Mastodon's DEFAULT_STATUSES_LIMIT). */
+const STATUSES_PER_REQUEST = 20;
+
 /** The status id of the path; anything that cannot be an id is simply not found, as in Mastodon. */
 function pathId(ctx: Ctx): string {
   const value = String(ctx.req.params.id ?? '');
@@ -111,9 +114,14 @@ export function register(r: Routes): void {
 
   r.get('/api/v1/statuses', 'public', ['read:statuses'], (ctx) => {
     const raw = parse(z.object({ id: arrayOf(z.unknown()) }), ctx.input).id ?? [];
-    // Ids that cannot exist are skipped like missing ones; at most 40 are looked up.
-    const ids = raw.map((v) => (typeof v === 'number' ? String(v) : v)).filter(isId).slice(0, 40);
-    return getStatuses(ctx.deps, ids, viewerOf(ctx));
+    const given = raw.map((v) => (typeof v === 'number' ? String(v) : v));
+    // More distinct ids than a page of statuses (20) is refused, in Mastodon's words: its
+    // controller raises a bare Mastodon::ValidationError, whose message is its class name.
+    if (new Set(given.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))).size > STATUSES_PER_REQUEST) {
+      throw new ApiError(422, 'Mastodon::ValidationError');
+    }
+    // Ids that cannot exist are skipped like missing ones.
+    return getStatuses(ctx.deps, given.filter(isId), viewerOf(ctx));
   });
 
   r.get('/api/v1/statuses/:id', 'public', ['read:statuses'], (ctx) => getStatus(ctx.deps, pathId(ctx), viewerOf(ctx)));

@@ -22,7 +22,8 @@ export function register(r: Routes): void {
     const { tags, cursors } = listFollowedTags(ctx.deps, ctx.account.id, page);
     const first = cursors[0];
     const last = cursors[cursors.length - 1];
-    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, first !== undefined && last !== undefined ? { first, last } : null);
+    // Mastodon pages followed tags back with since_id.
+    setLinkHeader(ctx.req, ctx.res, ctx.deps.uris.base, first !== undefined && last !== undefined ? { first, last } : null, 'since_id');
     return tags;
   });
 

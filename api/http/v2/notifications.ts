@@ -44,7 +44,7 @@ export function register(r: Routes): void {
 
   r.get('/api/v2/notifications/unread_count', 'user', ['read:notifications'], (ctx) => {
     const query = { ...parseNotificationQuery(ctx.input), groupedTypes: parse(groupedSchema, ctx.input).grouped_types };
-    return { count: unreadGroupCount(ctx.deps, ctx.account.id, query, countLimit(query.limit)) };
+    return { count: unreadGroupCount(ctx.deps, ctx.account.id, query, countLimit(ctx.input)) };
   });
 
   r.get('/api/v2/notifications/:group_key', 'user', ['read:notifications'], (ctx) => {

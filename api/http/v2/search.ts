@@ -2,6 +2,7 @@ import { resolveForSearch } from '../../core/federation/resolver.js';
 import { searchV2 } from '../../core/search/search.js';
 import { ApiError } from '../../util/errors.js';
 import { bool, id, int, parse, required, str, z } from '../params.js';
+import { limitParam } from '../limit.js';
 import type { Routes } from '../routes.js';
 
 const searchParams = z.object({
@@ -13,7 +14,6 @@ const searchParams = z.object({
   exclude_unreviewed: bool(),
   max_id: id().optional(),
   min_id: id().optional(),
-  limit: int(),
   offset: int(),
 });
 
@@ -37,7 +37,7 @@ export function register(r: Routes): void {
     }
     // Federation: a remote URL or handle is fetched first, then found like anything known.
     if (p.resolve) await resolveForSearch(ctx.deps, q);
-    const limit = p.limit === undefined || p.limit <= 0 ? DEFAULT_LIMIT : Math.min(p.limit, MAX_LIMIT);
+    const limit = limitParam(ctx.input, DEFAULT_LIMIT, MAX_LIMIT);
     return searchV2(ctx.deps, viewer, {
       q,
       type: p.type ?? null,
