@@ -89,6 +89,8 @@ function change(deps: Deps, id: string, edit: (row: ReportRow) => ReportRow): Ad
     updateReportHandling(deps.db, next);
     return next;
   });
+  // After commit: webhooks (and anything else listening) send `report.updated`.
+  deps.events.emit('report.updated', { reportId: row.id });
   return present(deps, row);
 }
 
