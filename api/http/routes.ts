@@ -212,12 +212,18 @@ export class Routes {
  * The caller of a route, once its auth mode and scopes are satisfied (401/403/422 thrown
  * otherwise); null when the route needs none and none was given. Reads only the headers.
  */
+/** The admin API (Mastodon's Api::V1::Admin and Api::V2::Admin). */
+const ADMIN_PATH = /^\/api\/v[12]\/admin\//;
+
 function checkCaller(deps: Deps, req: Request, mode: AuthMode, scopes: readonly string[]): AuthContext | null {
   if (mode === 'none') return null;
   const { present, auth, refusal } = resolveAuth(deps, req);
   if (present && !auth) throw invalidToken(refusal ?? 'unknown');
   if (!auth) {
     if (mode === 'public') return null;
+    // Mastodon's admin controllers authorize through Pundit: a request without a token is refused
+    // as any caller without the permission is, 403 "This action is not allowed".
+    if (ADMIN_PATH.test(req.path)) throw forbidden();
     throw invalidToken();
   }
   if (scopes.length > 0 && !scopes.some((s) => scopeCovers(auth.scopes, s))) {

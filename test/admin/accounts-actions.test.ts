@@ -39,6 +39,8 @@ describe('admin accounts: approving and rejecting sign-ups', () => {
   });
 
   it('approves a pending sign-up: its token works, staff are told, a second approval is refused', async () => {
+    // The instance says sign-ups need approval, as Mastodon's `approval_required`.
+    expect((await inst.anon.get('/api/v2/instance')).body.registrations).toMatchObject({ enabled: true, approval_required: true });
     const { token, accountId } = await signUp('cousin');
     expect((await inst.anon.get('/api/v1/accounts/verify_credentials', { token })).body).toEqual({ error: 'Your login is currently pending approval' });
     const res = await staff.moderator.client.post(`/api/v1/admin/accounts/${accountId}/approve`);

@@ -219,7 +219,7 @@ describe('admin measures, dimensions and retention', () => {
       const refused = await u.alice.client.post(`/api/v1/admin/${path}`, body);
       expect(refused.status).toBe(403);
       expect(refused.body).toEqual({ error: 'This action is not allowed' });
-      expect((await inst.anon.post(`/api/v1/admin/${path}`, body)).status).toBe(401);
+      expect((await inst.anon.post(`/api/v1/admin/${path}`, body)).status).toBe(403);
       expect((await u.admin.client.post(`/api/v1/admin/${path}`, body, { token: inst.tokenFor(u.admin, 'read write admin:write') })).status).toBe(403);
     }
   });

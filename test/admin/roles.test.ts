@@ -62,6 +62,22 @@ describe('roles: shown on accounts, custom roles and their permissions', () => {
     expect((await root.client.get('/api/v1/admin/roles')).status).toBe(200);
   });
 
+  it('a custom role that manages users reaches those below it past their notification policy', async () => {
+    const wardenRole = createCustomRole(inst, { name: 'Warden', permissions: PERMISSION.manageUsers, position: 30 });
+    const plainRole = createCustomRole(inst, { name: 'Friend', permissions: 0, position: 40 });
+    const warden = await createUserWithRole(inst, 'warden', { customRoleId: wardenRole });
+    const friend = await createUserWithRole(inst, 'friend', { customRoleId: plainRole });
+    const quiet = await createUserWithRole(inst, 'quiet', 'user');
+    expect((await quiet.client.patch('/api/v2/notifications/policy', { for_private_mentions: 'drop', for_not_following: 'drop' })).status).toBe(200);
+    for (const sender of [warden, friend]) {
+      const res = await sender.client.post('/api/v1/statuses', { status: `@quiet a word from ${sender.username}`, visibility: 'direct' });
+      expect(res.status).toBe(200);
+    }
+    const mentions = ((await quiet.client.get('/api/v1/notifications?types[]=mention')).body as { account: { acct: string } }[]).map((n) => n.account.acct);
+    // The warden manages users and outranks a user; the friend ranks higher but manages nobody.
+    expect(mentions).toEqual(['warden']);
+  });
+
   it('lists the roles for those who may manage roles', async () => {
     const res = await staff.admin.client.get('/api/v1/admin/roles');
     expect(res.status).toBe(200);

@@ -44,7 +44,7 @@ describe('admin trends', () => {
       const res = await u.alice.client.get(`/api/v1/admin/trends/${path}`);
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ error: 'This action is not allowed' });
-      expect((await inst.anon.get(`/api/v1/admin/trends/${path}`)).status).toBe(401);
+      expect((await inst.anon.get(`/api/v1/admin/trends/${path}`)).status).toBe(403);
     }
     expect((await u.alice.client.post(`/api/v1/admin/trends/tags/${tagId}/reject`)).status).toBe(403);
     // The scopes: admin:read to look, admin:write to decide.

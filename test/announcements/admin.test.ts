@@ -159,6 +159,6 @@ describe('announcements for the staff', () => {
     const writer = kim.client.withToken(inst.tokenFor(kim, 'admin:write'));
     expect((await writer.get(BASE)).status).toBe(403);
     expect((await writer.put(`${BASE}/${a.id}`, { text: 'Rescoped' })).status).toBe(200);
-    expect((await inst.anon.get(BASE)).status).toBe(401);
+    expect((await inst.anon.get(BASE)).status).toBe(403);
   });
 });

@@ -41,7 +41,7 @@ describe('webhooks', () => {
       expect(refused.body).toEqual({ error: 'This action is not allowed' });
       expect((await who.client.post(`/api/v1/admin/webhooks/${hook.id}/disable`)).status).toBe(403);
     }
-    expect((await inst.anon.get('/api/v1/admin/webhooks')).status).toBe(401);
+    expect((await inst.anon.get('/api/v1/admin/webhooks')).status).toBe(403);
     const reader = inst.tokenFor(staff.admin, 'admin:read');
     expect((await staff.admin.client.get('/api/v1/admin/webhooks', { token: reader })).status).toBe(200);
     expect((await staff.admin.client.post('/api/v1/admin/webhooks', { url: receiver.url, events: ['status.created'] }, { token: reader })).status).toBe(403);
