@@ -68,6 +68,7 @@ describe('hearth CLI', () => {
   });
 
   it('migrates, creates the owner, lists accounts and prints a token that works', async () => {
+    // Eleven CLI processes and a server, each loading the compiled app: on a loaded 2-core machine each takes seconds.
     const data = join(dir, 'one');
     expect((await hearth(['migrate', '--data', data])).stdout).toMatch(/schema version \d+/);
     const created = await hearth(['account', 'create', '--data', data, '--username', 'kim', '--password', 'correct-horse-1', '--role', 'owner', '--email', 'kim@example.test']);
@@ -97,7 +98,7 @@ describe('hearth CLI', () => {
     } finally {
       await stop(server.child);
     }
-  });
+  }, 120_000);
 
   it('serves with settings from the environment and the config file, and points a first run to /setup', async () => {
     const data = join(dir, 'two');
