@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openDataDir } from './app.js';
 import { resolveConfig } from './config.js';
 import type { Deps } from './core/deps.js';
-import { Events } from './core/events.js';
+import { CommandEvents } from './core/jobs/command-events.js';
 import { findAccountByHandle } from './db/repos/accounts.js';
 import { countUsersWithBuiltInRole, countUsersWithCustomRole } from './db/repos/roles.js';
 import { findUserByAccountId } from './db/repos/users.js';
@@ -205,8 +205,8 @@ export async function moderationCommand(argv: string[]): Promise<number> {
   try {
     const config = resolveConfig({ dataDir: flags.data, configFile: flags.config });
     const db = openDataDir(config.dataDir);
-    // No listeners: a running server's streams, mail and webhooks do not hear of these changes.
-    const deps: Deps = { db, config, events: new Events(), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
+    // The events are recorded for the running server, which emits them to its listeners.
+    const deps: Deps = { db, config, events: new CommandEvents(db), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
     try {
       return command === 'role' ? await role(sub, flags, deps) : await accounts(sub, flags.username ?? positional, deps);
     } finally {

@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openDataDir } from './app.js';
 import { resolveConfig } from './config.js';
 import type { Deps } from './core/deps.js';
-import { Events } from './core/events.js';
+import { CommandEvents } from './core/jobs/command-events.js';
 import type { AdminReport } from './serializers/admin-report.js';
 import { ApiError } from './util/errors.js';
 import { createUris } from './util/uris.js';
@@ -129,7 +129,7 @@ export async function reportsCommand(argv: string[]): Promise<number> {
   try {
     const config = resolveConfig({ dataDir: flags.data, configFile: flags.config });
     const db = openDataDir(config.dataDir);
-    const deps: Deps = { db, config, events: new Events(), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
+    const deps: Deps = { db, config, events: new CommandEvents(db), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
     try {
       return await run(sub, flags.id ?? positionalId, flags, deps);
     } finally {

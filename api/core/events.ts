@@ -9,6 +9,12 @@ export interface EventMap {
   'account.updated': { accountId: string };
   /** A local account moved to another account (api/core/accounts/move.ts): federation sends Move. */
   'account.moved': { accountId: string; targetAccountId: string; migrationId: string };
+  /**
+   * Staff deleted a suspended local account's data (core/admin/accounts-action.ts): federation
+   * sends Delete of the actor to the remote accounts that followed it or that it followed
+   * (`remoteAccountIds`, read before the follows went).
+   */
+  'account.data_deleted': { accountId: string; remoteAccountIds: string[] };
   'user.signed_up': { userId: string; accountId: string; approved: boolean };
   /** A moderator approved a pending sign-up (core/admin/accounts.ts). */
   'user.approved': { userId: string; accountId: string };
@@ -69,6 +75,8 @@ export interface EventMap {
   'featured_tag.created': { accountId: string; name: string };
   /** A local account stopped featuring a hashtag; federation sends Remove(Hashtag). */
   'featured_tag.deleted': { accountId: string; name: string };
+  /** A curator featured an account in their collection (core/collections/items.ts): it is told of it. */
+  'collection_item.added': { itemId: string; collectionId: string; curatorId: string; accountId: string };
   'report.created': { reportId: string; accountId: string; targetAccountId: string };
   /** Staff changed a report (category, rules, assignee, resolved or reopened): webhooks send `report.updated`. */
   'report.updated': { reportId: string };

@@ -1,9 +1,10 @@
-import { Create, Multikey, Note, Object as ApObject, Question, type Recipient } from '@fedify/vocab';
+import { Create, Multikey, Note, Object as ApObject, Question, Tombstone, type Recipient } from '@fedify/vocab';
 import type { Federation } from '@fedify/fedify';
 import {
   accountById,
   featuredStatuses,
   findLocalActor,
+  findLocalActorState,
   followCollectionPage,
   instanceActorKeys,
   loadNoteContext,
@@ -52,7 +53,9 @@ export async function actorKeyPairs(deps: Deps, identifier: string): Promise<Cry
     const keys = instanceActorKeys(deps);
     return [await keyPairOf(keys.publicKeyPem, keys.privateKeyPem)];
   }
-  const account = findLocalActor(deps, identifier);
+  // Suspended accounts (and those whose data was deleted) still sign: their Update and Delete go
+  // out signed, and peers verify them with the key they know.
+  const account = findLocalActorState(deps, identifier)?.account;
   if (!account?.public_key_pem || !account.private_key_pem) return [];
   return [await keyPairOf(account.public_key_pem, account.private_key_pem)];
 }
@@ -118,18 +121,28 @@ export function registerDispatchers(federation: Federation<Deps>): void {
           manuallyApprovesFollowers: true,
         });
       }
-      const account = findLocalActor(deps, identifier);
-      if (!account) return null;
+      const found = findLocalActorState(deps, identifier);
+      if (!found) return null;
+      const account = found.account;
+      // Its data deleted by staff: 410 Gone, as Mastodon answers for an account that is no more.
+      if (found.state === 'gone') return new Tombstone({ id: ctx.getActorUri(identifier) });
       const moved = account.moved_to_account_id ? accountById(deps, account.moved_to_account_id) : undefined;
       const movedTo = moved ? (moved.uri ?? deps.uris.accountUri(moved.username)) : null;
       const avatar = account.avatar_file ? deps.uris.fileUrl(account.avatar_file) : null;
       const header = account.header_file ? deps.uris.fileUrl(account.header_file) : null;
-      return toApActor(account, deps.uris, keys.map((k) => ({ cryptographicKey: k.cryptographicKey, multikey: k.multikey as Multikey })), avatar, header, movedTo);
+      const actor = toApActor(account, deps.uris, keys.map((k) => ({ cryptographicKey: k.cryptographicKey, multikey: k.multikey as Multikey })), avatar, header, movedTo);
+      if (found.state === 'active') return actor;
+      // Suspended: served emptied with `suspended: true`, as Mastodon's actor serializer does (the
+      // name becomes the username; no bio, pictures, fields, emojis or discoverability).
+      // (Fedify's clone keeps a property given null: empty values replace them.)
+      return actor.clone({ name: account.username, summary: '', icons: [], images: [], attachments: [], tags: [], discoverable: false, indexable: false, suspended: true });
     })
     .setKeyPairsDispatcher((ctx, identifier) => actorKeyPairs(ctx.data, identifier))
     .mapHandle((ctx, username) => {
       if (username.toLowerCase() === ctx.data.uris.domain.toLowerCase()) return INSTANCE_ACTOR_IDENTIFIER;
-      return findLocalActor(ctx.data, username)?.username ?? null;
+      // A suspended account is still found (its actor says `suspended`); one whose data is gone is not.
+      const found = findLocalActorState(ctx.data, username);
+      return found && found.state !== 'gone' ? found.account.username : null;
     });
 
   const collection = (direction: 'followers' | 'following') =>

@@ -1,5 +1,5 @@
 import type { Federation } from '@fedify/fedify';
-import { Accept, Add, Block, Create, Flag, Follow, Note, PUBLIC_COLLECTION, Reject, Remove, Undo, Update } from '@fedify/vocab';
+import { Accept, Add, Block, Create, Delete, Flag, Follow, Note, PUBLIC_COLLECTION, Reject, Remove, Tombstone, Undo, Update } from '@fedify/vocab';
 import type { Deps } from '../core/deps.js';
 import { accountById } from '../core/federation/local.js';
 import { findFollow } from '../db/repos/follows.js';
@@ -17,7 +17,9 @@ import { actorUri } from './to-ap.js';
 /**
  * Delivery of relationship and profile changes: Accept or Reject when a local account decides on a
  * remote follow request, Reject to remote followers removed by a user domain block, Block and
- * Undo(Block) of remote accounts, Update of the actor to the followers when a local profile changes,
+ * Undo(Block) of remote accounts, Update of the actor to the followers when a local profile changes
+ * (a suspension and its end too: the actor then says `suspended`), Delete of the actor when staff
+ * delete a suspended account's data,
  * Add/Remove on the featured collection for pins, votes in remote polls, and Flag for reports
  * forwarded to a remote server. Returns the unsubscribe function.
  */
@@ -156,10 +158,24 @@ export function installRelationOutbound(deps: Deps, federation: Federation<Deps>
         // The actor document exactly as it is served, through the actor dispatcher.
         const c = federation.createContext(new Request(actorUri(me, deps.uris)), deps);
         const actor = await c.getActor(me.username);
-        if (!actor?.id) return;
+        // An account whose data was deleted is a Tombstone: its Delete went already.
+        if (!actor?.id || actor instanceof Tombstone) return;
         const update = new Update({ id: new URL(`${actor.id.href}#updates/${now()}`), actor: actor.id, object: actor, to: new URL('https://www.w3.org/ns/activitystreams#Public') });
         await send(ctx(), me, recipients, update);
       });
+    }),
+    deps.events.on('account.data_deleted', ({ accountId, remoteAccountIds }) => {
+      const me = account(accountId, true);
+      if (!me) return;
+      const recipients = remoteAccountIds.flatMap((id) => {
+        const remote = account(id, false);
+        const r = remote ? recipientOf(remote) : null;
+        return r ? [r] : [];
+      });
+      if (recipients.length === 0) return;
+      // As Mastodon's account deletion: Delete naming the actor itself, to everyone who knew it.
+      const uri = new URL(actorUri(me, deps.uris));
+      run('Delete actor', () => send(ctx(), me, recipients, new Delete({ id: new URL(`${uri.href}#delete`), actor: uri, object: uri, to: PUBLIC_COLLECTION })));
     }),
   ];
   return () => offs.forEach((off) => off());

@@ -41,7 +41,8 @@ export interface AdminAccount {
 /** What staff see of a local account's user, loaded by core (core/admin/accounts-view.ts). */
 export interface AdminUserView {
   email: string | null;
-  locale: string | null;
+  /** The user's locale, or the instance's default for one who never chose one. */
+  locale: string;
   confirmed: boolean;
   approved: boolean;
   disabled: boolean;

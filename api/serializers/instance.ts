@@ -33,6 +33,8 @@ export interface InstanceView {
   statusPageUrl: string | null;
   vapidPublicKey: string;
   rules: RuleRow[];
+  /** The year whose annual report (Wrapstodon) users can make now, or null outside the campaign. */
+  wrapstodon: string | null;
 }
 
 /** Limits as the instance entities list them (see core/instance/limits.ts). */
@@ -102,6 +104,8 @@ export interface InstanceV2 {
   api_versions: { mastodon: number };
   contact: { email: string; account: Account | null };
   rules: Rule[];
+  /** The current annual-report campaign (its year), null when reports cannot be made (4.6). */
+  wrapstodon: string | null;
 }
 
 /**
@@ -194,6 +198,7 @@ export function toMastodonInstanceV2(view: InstanceView, limits: InstanceLimits,
     api_versions: { mastodon: MASTODON_API_VERSION },
     contact: { email: view.contactEmail, account: view.contact ? toMastodonAccount(view.contact, uris) : null },
     rules: view.rules.map(toMastodonRule),
+    wrapstodon: view.wrapstodon,
   };
 }
 

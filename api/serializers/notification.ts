@@ -1,6 +1,8 @@
 import type { NotificationRow } from '../db/repos/notifications.js';
 import { isoTime } from '../util/clock.js';
 import type { Account } from './account.js';
+import type { MastodonAccountWarning } from './account-warning.js';
+import type { MastodonCollection } from './collection.js';
 import type { MastodonReport } from './report.js';
 import type { MastodonStatus } from './status.js';
 
@@ -16,6 +18,8 @@ export interface NotificationGroupView {
   statusId: string | null;
   /** The report an `admin.report` group is about; null for other types. */
   reportId: string | null;
+  /** The warning a `moderation_warning` group is about; null for other types. */
+  accountWarningId: string | null;
 }
 
 /** Mastodon's Notification entity. */
@@ -30,6 +34,10 @@ export interface MastodonNotification {
   status?: MastodonStatus;
   /** Present for `admin.report`. */
   report?: MastodonReport;
+  /** Present for `added_to_collection` and `collection_update` (4.6). */
+  collection?: MastodonCollection;
+  /** Present for `moderation_warning` (4.3). */
+  moderation_warning?: MastodonAccountWarning;
 }
 
 /** Mastodon's NotificationGroup entity (v2). */
@@ -44,6 +52,8 @@ export interface MastodonNotificationGroup {
   sample_account_ids: string[];
   status_id?: string;
   report?: MastodonReport;
+  /** Present for `moderation_warning` (4.3). */
+  moderation_warning?: MastodonAccountWarning;
 }
 
 /** PartialAccountWithAvatar: what a client needs to draw an avatar in a group. */
@@ -66,8 +76,14 @@ export interface GroupedNotificationsResults {
   notification_groups: MastodonNotificationGroup[];
 }
 
-/** Converts a notification row, with its loaded account, status and report (null for types without one). */
-export function toMastodonNotification(row: NotificationRow, account: Account, status: MastodonStatus | null, report: MastodonReport | null = null): MastodonNotification {
+/** Converts a notification row, with its loaded account, status, report and collection (null for types without one). */
+export function toMastodonNotification(
+  row: NotificationRow,
+  account: Account,
+  status: MastodonStatus | null,
+  report: MastodonReport | null = null,
+  collection: MastodonCollection | null = null,
+): MastodonNotification {
   const out: MastodonNotification = {
     id: row.id,
     type: row.type,
@@ -77,6 +93,7 @@ export function toMastodonNotification(row: NotificationRow, account: Account, s
   };
   if (status) out.status = status;
   if (report) out.report = report;
+  if (collection) out.collection = collection;
   return out;
 }
 

@@ -109,6 +109,8 @@ export interface StatusView {
   pollViewer: PollViewer | null;
   application: { name: string; website: string | null } | null;
   viewer: StatusViewerFlags | null;
+  /** The viewer is its author (a sensitized author still sees their statuses as they wrote them). */
+  viewedByAuthor: boolean;
   /** The viewer's matching filters (core computes them per batch); [] when absent. */
   filtered?: MastodonFilterResult[];
   /** The time the view was loaded (poll expiry is judged against it). */
@@ -154,8 +156,9 @@ export function toMastodonStatus(view: StatusView, uris: Uris, options: { source
     created_at: isoTime(s.created_at),
     in_reply_to_id: s.in_reply_to_id,
     in_reply_to_account_id: s.in_reply_to_account_id,
-    // A moderator marked the author's media sensitive (Mastodon's force-sensitive accounts).
-    sensitive: Boolean(s.sensitive) || view.author.sensitized_at !== null,
+    // A moderator marked the author's media sensitive (Mastodon's force-sensitive accounts): so
+    // everyone but the author sees it, as Mastodon's serializer does.
+    sensitive: Boolean(s.sensitive) || (view.author.sensitized_at !== null && !view.viewedByAuthor),
     spoiler_text: s.spoiler_text,
     visibility: s.visibility,
     language: s.language,

@@ -66,7 +66,9 @@ export class StatusRender {
     this.flagsTargetId = proper.status.id;
     this.flagsConversationId = proper.status.conversation_id;
     const relational = ((proper.quotePolicy.automatic | proper.quotePolicy.manual) & (QUOTE_FLAGS.followers | QUOTE_FLAGS.following)) !== 0;
-    let perViewer = proper.poll !== null || proper.quote !== null || relational;
+    // A sensitized author's statuses are sensitive for everyone but the author (toMastodonStatus).
+    const sensitized = proper.author.sensitized_at !== null && proper.status.sensitive === 0;
+    let perViewer = proper.poll !== null || proper.quote !== null || relational || sensitized;
     if (entity.reblog) {
       const wrapper = JSON.stringify({ ...entity, reblog: REBLOG_SLOT });
       const at = wrapper.indexOf(JSON.stringify(REBLOG_SLOT));

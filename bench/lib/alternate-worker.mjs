@@ -1,17 +1,19 @@
-// Child-process entry: loads several targets of one server in turn, in short slices, and measures
-// each slice's requests and the server's CPU time. Reads its options as JSON from argv[2]:
-//   { targets: [{ url, headers }], concurrency, sliceMs, cycles, warmupMs, pid }
-// and prints, per target, the median requests per second and server CPU µs per request, and for
-// each pair of targets the median of each cycle's ratio of their rates and of their CPU costs. Slices of the targets follow
-// each other closely (the order turning each cycle), so a ratio compares requests made under the
-// same load from whatever else runs on the machine: what a shared machine moves, it moves for both.
+// Child-process entry: loads several targets in turn, in short slices, and measures each slice's
+// requests and the server's CPU time. Reads its options as JSON from argv[2]:
+//   { targets: [{ url, headers, method?, body?, pid? }], concurrency, sliceMs, cycles, warmupMs, pid }
+// (a target's own pid when the targets are different servers, e.g. two builds side by side; `{n}`
+// in a body is replaced by a running number) and prints, per target, the median requests per
+// second and server CPU µs per request, and for each pair of targets the median of each cycle's
+// ratio of their rates and of their CPU costs. Slices of the targets follow each other closely
+// (the order turning each cycle), so a ratio compares requests made under the same load from
+// whatever else runs on the machine: what a shared machine moves, it moves for both.
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 
 const { targets, concurrency, sliceMs = 300, cycles = 20, warmupMs = 500, pid } = JSON.parse(process.argv[2]);
 
 /** Nanoseconds the server's threads have run on a CPU (every thread: the event loop, GC, libuv's pool). */
-function serverCpuNs() {
+function serverCpuNs(pid) {
   let total = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {
@@ -29,12 +31,15 @@ let current = 0;
 let completed = 0;
 let errors = 0;
 let stop = false;
+// Numbers the bodies sent (`{n}` in a body), so that posts differ.
+let sent = 0;
 
 function one() {
   const i = current;
   const target = parsed[i];
   return new Promise((resolve) => {
-    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, headers: targets[i].headers ?? {}, agent: agents[i] }, (res) => {
+    const { method = 'GET', body = null, headers = {} } = targets[i];
+    const req = http.request({ host: target.hostname, port: target.port, path: target.pathname + target.search, method, headers, agent: agents[i] }, (res) => {
       res.on('data', () => {});
       res.on('end', () => {
         completed++;
@@ -46,7 +51,12 @@ function one() {
       errors++;
       resolve();
     });
-    req.end();
+    if (body === null) req.end();
+    else {
+      const payload = Buffer.from(body.replaceAll('{n}', String(sent++)));
+      req.setHeader('content-length', payload.length);
+      req.end(payload);
+    }
   });
 }
 
@@ -67,12 +77,13 @@ for (let c = 0; c < cycles; c++) {
     const i = (k + c) % targets.length;
     current = i;
     const done0 = completed;
-    const cpu0 = serverCpuNs();
+    const serverPid = targets[i].pid ?? pid;
+    const cpu0 = serverCpuNs(serverPid);
     const t0 = process.hrtime.bigint();
     await sleep(sliceMs);
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const n = completed - done0;
-    slices[i][c] = { rps: n / seconds, cpuUs: n > 0 ? (serverCpuNs() - cpu0) / 1000 / n : NaN };
+    slices[i][c] = { rps: n / seconds, cpuUs: n > 0 ? (serverCpuNs(serverPid) - cpu0) / 1000 / n : NaN };
   }
 }
 stop = true;
@@ -90,4 +101,4 @@ const result = targets.map((_, i) => ({
   rate: targets.map((__, j) => median(slices[i].map((s, c) => s.rps / slices[j][c].rps))),
   cpu: targets.map((__, j) => median(slices[i].map((s, c) => s.cpuUs / slices[j][c].cpuUs))),
 }));
-process.stdout.write(JSON.stringify({ targets: result, errors }));
+process.stdout.write(JSON.stringify({ targets: result, completed, errors }));

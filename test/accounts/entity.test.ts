@@ -127,8 +127,8 @@ describe('the Account entity', () => {
     expect(list[0].moved.moved.id).toBe(c);
   });
 
-  it('answers 410 for a suspended account, and shows it with empty data where it is embedded', async () => {
-    const { inst } = env();
+  it('shows a suspended account with suspended: true and empty data (200, as Mastodon 3.3+), by id, lookup and in lists', async () => {
+    const { inst, users: { alice } } = env();
     const id = insertRemoteAccount(inst, 'gone', 'suspended.example', {
       display_name: 'Gone :blob:',
       note: '<p>bio</p>',
@@ -139,17 +139,38 @@ describe('the Account entity', () => {
       locked: 1,
       suspended_at: Date.now(),
       avatar_remote_url: 'https://suspended.example/a.png',
+      avatar_description: 'a face',
     });
+    const emptied = (a: Record<string, unknown>): void => {
+      expect(a.id).toBe(id);
+      expect(a.suspended).toBe(true);
+      expect(a.acct).toBe('gone@suspended.example');
+      expect([a.display_name, a.note, a.locked, a.bot, a.avatar_description]).toEqual(['', '', false, false, '']);
+      expect([a.fields, a.emojis]).toEqual([[], []]);
+      expect([a.followers_count, a.statuses_count, a.last_status_at]).toEqual([0, 0, null]);
+      expect(a.avatar).toBe(`${inst.url}/avatars/original/missing.png`);
+      expect(a.header).toBe(`${inst.url}/headers/original/missing.png`);
+    };
     const single = await inst.anon.get(`/api/v1/accounts/${id}`);
-    expect(single.status).toBe(410);
-    expect(single.body.error).toBeTypeOf('string');
+    expect(single.status).toBe(200);
+    emptied(single.body);
+    const signedIn = await alice.client.get(`/api/v1/accounts/${id}`);
+    expect(signedIn.status).toBe(200);
+    emptied(signedIn.body);
+    const lookup = await inst.anon.get('/api/v1/accounts/lookup?acct=gone@suspended.example');
+    expect(lookup.status).toBe(200);
+    emptied(lookup.body);
     const [a] = (await inst.anon.get(`/api/v1/accounts?id[]=${id}`)).body;
-    expect(a.suspended).toBe(true);
-    expect(a.acct).toBe('gone@suspended.example');
-    expect([a.display_name, a.note, a.locked, a.bot]).toEqual(['', '', false, false]);
-    expect([a.fields, a.emojis]).toEqual([[], []]);
-    expect([a.followers_count, a.statuses_count, a.last_status_at]).toEqual([0, 0, null]);
-    expect(a.avatar).toBe(`${inst.url}/avatars/original/missing.png`);
+    emptied(a);
+    // Its statuses are withheld; relationships leave it out unless asked `with_suspended`; search leaves it out.
+    const statuses = await inst.anon.get(`/api/v1/accounts/${id}/statuses`);
+    expect([statuses.status, statuses.body]).toEqual([200, []]);
+    expect((await alice.client.get(`/api/v1/accounts/relationships?id[]=${id}`)).body).toEqual([]);
+    const withSuspended = await alice.client.get(`/api/v1/accounts/relationships?id[]=${id}&with_suspended=true`);
+    expect(withSuspended.body).toMatchObject([{ id, following: false }]);
+    const search = await alice.client.get('/api/v2/search?q=gone@suspended.example&type=accounts');
+    expect(search.status).toBe(200);
+    expect(search.body.accounts).toEqual([]);
   });
 
   it('lists the custom emojis a profile uses, and renders fields with verified_at', async () => {

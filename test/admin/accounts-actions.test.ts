@@ -7,6 +7,7 @@ import { appToken } from '../accounts/helpers.js';
 import { postStatus, seedRemoteAccount } from '../helpers/fixtures.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
 import { createStaff } from '../helpers/roles.js';
+import { closeSockets, openSocket } from '../streaming/helpers.js';
 
 const ids = (body: { id: string }[]) => body.map((a) => a.id);
 
@@ -142,6 +143,19 @@ describe('admin accounts: actions and lifting them', () => {
     expect(warning).toMatchObject({ action: 'silence', text: 'Please calm down', account_id: staff.moderator.accountId, report_id: report.body.id });
     expect(JSON.parse(warning?.status_ids ?? '[]')).toEqual([status.id]);
     expect(warned.at(-1)).toMatchObject({ targetAccountId: alice.accountId, action: 'silence', notify: true });
+    // Alice is told (Mastodon 4.3's `moderation_warning`, from herself), with the AccountWarning.
+    const told = (await alice.client.get('/api/v1/notifications?types[]=moderation_warning')).body;
+    expect(told).toHaveLength(1);
+    expect(told[0]).toMatchObject({
+      type: 'moderation_warning',
+      account: { id: alice.accountId },
+      moderation_warning: { id: warning?.id, action: 'silence', text: 'Please calm down', status_ids: [status.id], target_account: { id: alice.accountId }, appeal: null },
+    });
+    expect(told[0].moderation_warning.created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+    const grouped = (await alice.client.get('/api/v2/notifications?types[]=moderation_warning')).body;
+    expect(grouped.notification_groups).toEqual([
+      expect.objectContaining({ type: 'moderation_warning', group_key: `ungrouped-${told[0].id}`, moderation_warning: told[0].moderation_warning }),
+    ]);
     const resolved = inst.deps.db.query<{ action_taken_by_account_id: string | null }>('SELECT action_taken_by_account_id FROM reports WHERE id = ?').get(report.body.id);
     expect(resolved?.action_taken_by_account_id).toBe(staff.moderator.accountId);
 
@@ -160,6 +174,8 @@ describe('admin accounts: actions and lifting them', () => {
     expect(open(first)).toBe(false);
     expect(open(second)).toBe(true);
     expect(warned.at(-1)).toMatchObject({ action: 'none', notify: false });
+    // Not asked to tell her: no new `moderation_warning` (the silence above made the only one).
+    expect((await alice.client.get('/api/v1/notifications?types[]=moderation_warning')).body).toHaveLength(1);
     expect((await staff.admin.client.get(`/api/v1/admin/accounts/${alice.accountId}`)).body).toMatchObject({ silenced: false, suspended: false, disabled: false });
   });
 
@@ -167,6 +183,18 @@ describe('admin accounts: actions and lifting them', () => {
     const status = await postStatus(alice.client, { status: 'A picture, imagine' });
     expect((await action(staff.moderator.client, alice.accountId, { type: 'sensitive' })).status).toBe(200);
     expect((await bob.client.get(`/api/v1/statuses/${status.id}`)).body.sensitive).toBe(true);
+    expect((await inst.anon.get(`/api/v1/statuses/${status.id}`)).body.sensitive).toBe(true);
+    // Not for its author, as Mastodon's serializer: alice sees her statuses as she wrote them.
+    expect((await alice.client.get(`/api/v1/statuses/${status.id}`)).body.sensitive).toBe(false);
+    // Streaming likewise: the public stream says sensitive, alice's own home stream does not.
+    const mine = await openSocket(inst, alice.token);
+    await mine.subscribe('user');
+    const everyone = await openSocket(inst, bob.token);
+    await everyone.subscribe('public');
+    const fresh = await postStatus(alice.client, { status: 'Another picture' });
+    expect((await mine.next((e) => e.event === 'update' && e.payload.id === fresh.id, 5000)).payload.sensitive).toBe(false);
+    expect((await everyone.next((e) => e.event === 'update' && e.payload.id === fresh.id, 5000)).payload.sensitive).toBe(true);
+    closeSockets();
     expect((await staff.moderator.client.get(`/api/v1/admin/accounts/${alice.accountId}`)).body.sensitized).toBe(true);
     expect((await staff.moderator.client.post(`/api/v1/admin/accounts/${alice.accountId}/unsensitive`)).body.sensitized).toBe(false);
     expect((await bob.client.get(`/api/v1/statuses/${status.id}`)).body.sensitive).toBe(false);
@@ -191,7 +219,8 @@ describe('admin accounts: actions and lifting them', () => {
 
     expect((await action(staff.moderator.client, carol.accountId, { type: 'suspend' })).status).toBe(200);
     expect((await carol.client.get('/api/v1/accounts/verify_credentials')).status).toBe(401);
-    expect((await bob.client.get(`/api/v1/accounts/${carol.accountId}`)).status).toBe(410);
+    // Mastodon 3.3+: the account is still found, shown suspended and emptied (no longer 410).
+    expect((await bob.client.get(`/api/v1/accounts/${carol.accountId}`)).body).toMatchObject({ id: carol.accountId, suspended: true, display_name: '', statuses_count: 0 });
     expect(await home()).not.toContain(status.id);
     expect(await publicIds()).not.toContain(status.id);
     expect((await bob.client.get(`/api/v1/statuses/${status.id}`)).status).toBe(404);

@@ -179,8 +179,10 @@ describe('admin accounts: listing, the Admin::Account entity, who may call', () 
     expect(res.body).not.toHaveProperty('invited_by_account_id');
 
     const staffView = (await staff.admin.client.get(`/api/v1/admin/accounts/${staff.owner.accountId}`)).body;
-    // A user who never chose a language has a null locale, as on Mastodon (the description says string).
-    expect(staffView.locale).toBeNull();
+    // A user who never chose a language has the instance's default locale (Mastodon's users all
+    // have the one they signed up in, else its default), a string as the description says.
+    expect(staffView.locale).toBe('en');
+    expect(validateEntity('AdminAccount', staffView)).toEqual([]);
     expect(staffView.role).toEqual({ id: '3', name: 'Owner', color: expect.any(String), permissions: expect.any(String), highlighted: true });
     expect(staffView).not.toHaveProperty('created_by_application_id');
     expect((await staff.admin.client.get(`/api/v1/admin/accounts/${invited.accountId}`)).body.invited_by_account_id).toBe(staff.admin.accountId);

@@ -150,4 +150,16 @@ export const KNOWN_SCHEMA_MISTAKES: SchemaFix[] = [
       if (updatedAt) updatedAt.type = ['string', 'null'];
     },
   },
+  {
+    why:
+      'NotificationGroup.type takes every Notification type: the grouped methods list the same notifications as v1, ' +
+      "grouped or not. Its enum (and the group docs' list) stop at Mastodon 4.5 and lack the collections' " +
+      '`added_to_collection` and `collection_update` of 4.6, which NotificationTypeEnum has.',
+    apply(spec) {
+      const schemas = spec.components.schemas as Record<string, { enum?: string[] }>;
+      const group = schemas.NotificationGroupTypeEnum;
+      const all = schemas.NotificationTypeEnum?.enum;
+      if (group?.enum && all) group.enum = [...new Set([...group.enum, ...all])];
+    },
+  },
 ];

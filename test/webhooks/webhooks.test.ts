@@ -116,6 +116,8 @@ describe('webhooks', () => {
     await staff.user.client.patch('/api/v1/accounts/update_credentials', { display_name: 'Plain User' });
     const profile = await waitFor(() => receiver.of('account.updated').find((r) => r.json.object.id === staff.user.accountId));
     expect(profile.json.object.account.display_name).toBe('Plain User');
+    // The approval sent only `account.approved`, as Mastodon's does: no `account.updated` for zoe.
+    expect(receiver.of('account.updated').filter((r) => r.json.object.id === zoeId)).toEqual([]);
 
     const report = (await staff.user.client.post('/api/v1/reports', { account_id: staff.moderator.accountId, comment: 'hm', status_ids: [] })).body;
     const filed = await waitFor(() => receiver.of('report.created')[0]);

@@ -22,13 +22,14 @@ function listed(view: AccountView): boolean {
 
 /**
  * The account behind `GET /api/v1/accounts/:id`: 404 for an unknown id (or a malformed one, or a
- * sign-up still pending approval), 410 for a suspended account.
+ * sign-up still pending approval). A suspended account is found: since Mastodon 3.3 it answers 200
+ * with the account shown `suspended: true` and emptied (the serializer withholds its data), no
+ * longer 410.
  */
 export function getAccountForApi(deps: Deps, id: string): AccountView {
   if (!isId(id)) throw notFound();
   const view = loadAccountView(deps, id);
   if (!view || !listed(view)) throw notFound();
-  if (view.account.suspended_at !== null) throw new ApiError(410, "The page you were looking for doesn't exist here anymore.");
   return view;
 }
 

@@ -1,5 +1,6 @@
 import { hasUnresolvedReportsAbout, insertAccountWarning, purgeAccountDependents, resolveReports } from '../../db/repos/admin-accounts.js';
-import { updateAccount, type AccountRow } from '../../db/repos/accounts.js';
+import { findAccountsByIds, updateAccount, type AccountRow } from '../../db/repos/accounts.js';
+import { followEdgesOf } from '../../db/repos/deleted-actors.js';
 import { findReportsByIds } from '../../db/repos/reports.js';
 import { findUserByAccountId, updateUser, type UserRow } from '../../db/repos/users.js';
 import type { AdminAccount } from '../../serializers/admin-account.js';
@@ -120,7 +121,9 @@ export function takeAccountAction(deps: Deps, actor: AdminActor, id: string, inp
  * everything on it, and what it sends later is ignored. A local account loses its statuses,
  * follows, favourites and everything else hanging on it, its user (login, tokens, e-mail) and its
  * profile, but its row stays, suspended: the name is never given to anyone else (peers remember
- * the actor and its key), and reports and warnings about it are kept.
+ * the actor and its key), and reports and warnings about it are kept. Its actor then answers 410
+ * Gone, and 'account.data_deleted' names the remote accounts that followed it or that it followed
+ * (read before the follows go), to which federation sends Delete of the actor, as Mastodon does.
  */
 export async function deleteAccountData(deps: Deps, actor: AdminActor, id: string): Promise<AdminAccount> {
   requirePermission(deps, actor.user, PERMISSION.deleteUserData);
@@ -134,6 +137,9 @@ export async function deleteAccountData(deps: Deps, actor: AdminActor, id: strin
     await deleteRemoteAccount(deps, target);
     return before;
   }
+  const edges = followEdgesOf(deps.db, 'follows', target.id);
+  const others = [...new Set(edges.map((e) => (e.account_id === target.id ? e.target_account_id : e.account_id)))];
+  const remoteAccountIds = [...findAccountsByIds(deps.db, others).values()].filter((a) => a.domain !== null).map((a) => a.id);
   await purgeAccount(deps, target, {
     withRelations: (db, at) => {
       purgeAccountDependents(db, target.id, ['reports', 'account_warnings']);
@@ -160,5 +166,6 @@ export async function deleteAccountData(deps: Deps, actor: AdminActor, id: strin
     },
   });
   deps.events.emit('account.updated', { accountId: target.id });
+  deps.events.emit('account.data_deleted', { accountId: target.id, remoteAccountIds });
   return before;
 }

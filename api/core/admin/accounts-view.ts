@@ -4,12 +4,15 @@ import { toMastodonAdminAccount, type AdminAccount, type AdminAccountView, type 
 import { notFound } from '../../util/errors.js';
 import { loadAccountViews } from '../accounts/views.js';
 import type { Deps } from '../deps.js';
+import { getInstanceSetting } from '../instance/settings.js';
 import { rolesOf } from '../roles/access.js';
 
 /**
  * Loads accounts with everything the Admin::Account entity needs, in a fixed number of queries:
  * their account views, and for local ones their user, role, addresses and inviter. Unknown ids
- * are left out of the map.
+ * are left out of the map. A user who never chose a locale (or chose one Hearth does not know) has
+ * the instance's default, its first language ('en' unless changed): Mastodon gives every user the
+ * locale they signed up in, falling back to its default locale, and clients expect a string.
  */
 export function loadAdminAccountViews(deps: Deps, ids: readonly string[]): Map<string, AdminAccountView> {
   const views = loadAccountViews(deps, ids);
@@ -24,6 +27,8 @@ export function loadAdminAccountViews(deps: Deps, ids: readonly string[]): Map<s
     list.push({ ip: row.ip, usedAt: row.used_at });
   }
   const inviters = inviterAccountIds(deps.db, userRows.filter((u) => u.invite_id !== null).map((u) => u.id));
+  // Read only when needed: most users have a locale.
+  const defaultLocale = userRows.some((u) => u.locale === null) ? (getInstanceSetting(deps, 'languages')[0] ?? 'en') : '';
 
   const out = new Map<string, AdminAccountView>();
   for (const [id, view] of views) {
@@ -33,7 +38,7 @@ export function loadAdminAccountViews(deps: Deps, ids: readonly string[]): Map<s
       u && role
         ? {
             email: u.email,
-            locale: u.locale,
+            locale: u.locale ?? defaultLocale,
             confirmed: u.confirmed_at !== null,
             approved: u.approved === 1,
             disabled: u.disabled === 1,

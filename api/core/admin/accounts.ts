@@ -132,7 +132,8 @@ function pendingUser(deps: Deps, account: AccountRow): UserRow {
 /**
  * Approves a pending sign-up: the user may use the instance from now on. 403 when the account is
  * not waiting for approval. `actor` null: the command line (trusted). Emits 'user.approved'
- * (staff notification, mail, webhooks) and 'account.updated'.
+ * (staff notification, mail, the `account.approved` webhook) and nothing else: Mastodon's approval
+ * sends no `account.updated` webhook, and nothing the account shows or federates has changed.
  */
 export function approveAccount(deps: Deps, actor: AdminActor | null, id: string): AccountRow {
   if (actor) requirePermission(deps, actor.user, PERMISSION.manageUsers);
@@ -140,7 +141,6 @@ export function approveAccount(deps: Deps, actor: AdminActor | null, id: string)
   const user = pendingUser(deps, account);
   deps.db.transaction(() => updateUser(deps.db, user.id, { approved: 1, updated_at: now() }));
   deps.events.emit('user.approved', { userId: user.id, accountId: account.id });
-  deps.events.emit('account.updated', { accountId: account.id });
   return account;
 }
 

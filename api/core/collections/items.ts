@@ -22,7 +22,7 @@ import { featureableAccount, loadCollection, loadOwnCollection, MAX_ITEMS } from
  * `POST /api/v1/collections/:collection_id/items`: features one more account in one's own
  * collection (403 for someone else's, or for an account that cannot be featured; 404 for an
  * unknown one; 422 when `account_id` is missing, the account is already in it, or it is full).
- * A local account is accepted at once.
+ * A local account is accepted at once, and is told of it (an `added_to_collection` notification).
  */
 export function addCollectionItem(deps: Deps, curatorId: string, collectionId: string, accountId: string | undefined): MastodonCollectionItem {
   const collection = loadOwnCollection(deps, curatorId, collectionId);
@@ -48,6 +48,7 @@ export function addCollectionItem(deps: Deps, curatorId: string, collectionId: s
   });
   const item = findCollectionItem(deps.db, collection.id, id);
   if (!item) throw notFound();
+  deps.events.emit('collection_item.added', { itemId: item.id, collectionId: collection.id, curatorId, accountId: target.id });
   return toMastodonCollectionItem(item);
 }
 

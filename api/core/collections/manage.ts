@@ -151,15 +151,20 @@ export function createCollection(deps: Deps, curator: AccountRow, input: Collect
     problems.add('base', 'Collections', 'ERR_TOO_LONG', `are too many (maximum is ${MAX_COLLECTIONS})`);
   }
   const targets = wanted.map((id) => featureableAccount(deps, curator.id, id));
+  const added: { itemId: string; accountId: string }[] = [];
   const row = deps.db.transaction(() => {
     const r = applyInput(deps, base, input, problems);
     problems.throwIfAny();
     insertCollection(deps.db, r);
     for (const target of targets) {
-      insertCollectionItem(deps.db, { id: newId(at), collection_id: r.id, account_id: target.id, state: 'accepted', created_at: at, updated_at: at });
+      const itemId = newId(at);
+      insertCollectionItem(deps.db, { id: itemId, collection_id: r.id, account_id: target.id, state: 'accepted', created_at: at, updated_at: at });
+      added.push({ itemId, accountId: target.id });
     }
     return r;
   });
+  // Each featured account is told, as when it is added later (items.ts).
+  for (const a of added) deps.events.emit('collection_item.added', { itemId: a.itemId, collectionId: row.id, curatorId: curator.id, accountId: a.accountId });
   return presentOne(deps, row, curator.id);
 }
 

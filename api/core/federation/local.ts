@@ -1,4 +1,5 @@
 import { findAccountByHandle, findAccountById, type AccountRow } from '../../db/repos/accounts.js';
+import { findUserByAccountId } from '../../db/repos/users.js';
 import {
   countPublicStatuses,
   followPageUris,
@@ -24,6 +25,19 @@ import { loadNoteQuoting, type NoteQuoting } from '../statuses/quote-notes.js';
 export function findLocalActor(deps: Deps, username: string): AccountRow | undefined {
   const row = findAccountByHandle(deps.db, username, null);
   return row && row.suspended_at === null ? row : undefined;
+}
+
+/**
+ * A local account as its actor document shows it, suspended ones included (Mastodon serves a
+ * suspended actor, emptied, with `suspended: true`, so that peers mark it suspended too):
+ * `active`, `suspended`, or `gone` once staff deleted its data (its user is gone; the row stays
+ * so the name is never reused, and the actor answers 410 Gone). Undefined for an unknown name.
+ */
+export function findLocalActorState(deps: Deps, username: string): { account: AccountRow; state: 'active' | 'suspended' | 'gone' } | undefined {
+  const row = findAccountByHandle(deps.db, username, null);
+  if (!row) return undefined;
+  if (row.suspended_at === null) return { account: row, state: 'active' };
+  return { account: row, state: findUserByAccountId(deps.db, row.id) ? 'suspended' : 'gone' };
 }
 
 /** Any account by id. */

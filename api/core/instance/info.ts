@@ -3,6 +3,7 @@ import type { CustomEmojiRow } from '../../db/repos/accounts.js';
 import type { InstanceLimits, InstanceView } from '../../serializers/instance.js';
 import { HEARTH_VERSION, HOMEPAGE_URL, SOURCE_REPOSITORY_URL, VERSION_STRING } from '../../util/version.js';
 import { loadAccountViews } from '../accounts/views.js';
+import { currentCampaign } from '../annual-reports/reports.js';
 import type { Deps } from '../deps.js';
 import { FreshCache } from '../fresh-cache.js';
 import { vapidPublicKey } from '../oauth/vapid.js';
@@ -74,7 +75,14 @@ export function loadInstanceView(deps: Deps): InstanceView {
     statusPageUrl: settings.status_page_url,
     vapidPublicKey: vapidPublicKey(deps),
     rules: listRules(deps),
+    wrapstodon: campaignYear(),
   };
+}
+
+// The campaign depends on the date; the view is reloaded at least every minute (see below).
+function campaignYear(): string | null {
+  const year = currentCampaign();
+  return year === null ? null : String(year);
 }
 
 // Its active-user counts depend on the time: a minute at most.

@@ -1,4 +1,5 @@
 import { runAnnouncementSchedule } from '../announcements/schedule.js';
+import { replayCommandEvents } from './command-events.js';
 import type { Deps } from '../deps.js';
 import { resumeMediaJobs } from '../media/background.js';
 import { cleanUpMedia } from '../media/cleanup.js';
@@ -21,11 +22,12 @@ export interface SchedulerTask {
 /**
  * The built-in tasks: publish due scheduled statuses, publish and withdraw announcements (and send
  * their streaming events), announce ended polls, remove expired mutes,
- * resume background media processing, clean up unused media (hourly), send the Web Push
+ * resume background media processing, emit the events of changes made at the command line, clean up unused media (hourly), send the Web Push
  * requests that are due (retries, and those a restart left), and likewise the webhook requests
  * and the e-mail.
  */
 export const DEFAULT_TASKS: readonly SchedulerTask[] = [
+  { name: 'command-line events', run: replayCommandEvents },
   { name: 'scheduled statuses', run: publishDueScheduledStatuses },
   { name: 'announcements', run: runAnnouncementSchedule },
   { name: 'poll expiry', run: announceEndedPolls },

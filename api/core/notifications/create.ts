@@ -23,11 +23,18 @@ export interface NewNotification {
   statusId?: string | null | undefined;
   /** The report an `admin.report` notification is about. */
   reportId?: string | null | undefined;
+  /** The collection an `added_to_collection` notification is about. */
+  collectionId?: string | null | undefined;
+  /** The warning (strike) a `moderation_warning` notification is about. */
+  accountWarningId?: string | null | undefined;
 }
 
 /** A group spans at most this many hours (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
 export const MAX_GROUP_SPAN_HOURS = 12;
 const HOUR_MS = 3_600_000;
+
+// Types of which every occurrence is its own notification (no status tells them apart).
+const EACH_ITS_OWN: ReadonlySet<string> = new Set(['admin.report', 'added_to_collection', 'moderation_warning']);
 
 // Types a user may get about their own action: the end of their own poll, and moderation notices.
 const SELF_ALLOWED: ReadonlySet<string> = new Set(['poll', 'severed_relationships', 'moderation_warning']);
@@ -78,8 +85,9 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
   const row = deps.db.transaction((): NotificationRow | null => {
     if (input.type === 'update') {
       deleteStatusNotifications(deps.db, input.recipientId, 'update', statusId ?? '0');
-    } else if (input.type !== 'admin.report' && notificationExists(deps.db, input.recipientId, input.fromAccountId, input.type, statusId)) {
-      // (Each report is its own notification, even from the same reporter.)
+    } else if (!EACH_ITS_OWN.has(input.type) && notificationExists(deps.db, input.recipientId, input.fromAccountId, input.type, statusId)) {
+      // (Each report is its own notification, even from the same reporter; so is each addition
+      // to a collection, even by the same curator.)
       return null;
     }
     if (filtered && REQUEST_TYPES.includes(input.type)) noteFilteredNotification(deps, input.recipientId, input.fromAccountId, at);
@@ -94,6 +102,8 @@ export function createNotification(deps: Deps, input: NewNotification): Notifica
       group_key: computeGroupKey(deps, input.recipientId, input.type, statusId, id, at),
       created_at: at,
       filtered: filtered ? 1 : 0,
+      collection_id: input.collectionId ?? null,
+      account_warning_id: input.accountWarningId ?? null,
     };
     insertNotification(deps.db, created);
     return created;

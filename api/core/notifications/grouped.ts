@@ -74,6 +74,7 @@ function buildGroups(deps: Deps, viewerId: string, reps: readonly NotificationRo
         sampleAccountIds: [rep.from_account_id],
         statusId: rep.status_id,
         reportId: rep.report_id,
+        accountWarningId: rep.account_warning_id ?? null,
       };
     }
     return {
@@ -85,6 +86,7 @@ function buildGroups(deps: Deps, viewerId: string, reps: readonly NotificationRo
       sampleAccountIds: samples.get(rep.group_key) ?? [rep.from_account_id],
       statusId: rep.status_id,
       reportId: rep.report_id,
+      accountWarningId: rep.account_warning_id ?? null,
     };
   });
 }

@@ -122,11 +122,21 @@ export function installNotifications(deps: Deps): () => void {
         createNotification(deps, { recipientId, fromAccountId: poll.account_id, type: 'poll', statusId });
       }
     }),
+    deps.events.on('collection_item.added', ({ collectionId, curatorId, accountId }) => {
+      // Mastodon 4.6 tells a local account that someone featured it in a collection.
+      createNotification(deps, { recipientId: accountId, fromAccountId: curatorId, type: 'added_to_collection', collectionId });
+    }),
     deps.events.on('report.created', ({ reportId, accountId }) => {
       // Staff (owner, admins, moderators) hear of a new report, from the reporter.
       for (const staffId of staffToNotifyOfReport(deps, reportId)) {
         createNotification(deps, { recipientId: staffId, fromAccountId: accountId, type: 'admin.report', reportId });
       }
+    }),
+    deps.events.on('account.warned', ({ warningId, targetAccountId, notify }) => {
+      // As Mastodon: only when the moderator asked to tell the (local) account; from the account
+      // itself, since a warning has no other sender.
+      if (!notify) return;
+      createNotification(deps, { recipientId: targetAccountId, fromAccountId: targetAccountId, type: 'moderation_warning', accountWarningId: warningId });
     }),
     deps.events.on('user.signed_up', ({ accountId, approved }) => {
       // As Mastodon: staff are told once the account can be used (a pending sign-up is announced on approval).

@@ -1,3 +1,5 @@
+import { findCollectionsByIds } from '../../db/repos/collections.js';
+import { findAccountWarningsByIds } from '../../db/repos/admin-accounts.js';
 import type { NotificationRow } from '../../db/repos/notifications.js';
 import { findStatusById } from '../../db/repos/statuses.js';
 import type { Account } from '../../serializers/account.js';
@@ -8,9 +10,12 @@ import {
   type GroupedNotificationsResults,
   type MastodonNotification,
 } from '../../serializers/notification.js';
+import type { MastodonCollection } from '../../serializers/collection.js';
+import { toMastodonAccountWarning, type MastodonAccountWarning } from '../../serializers/account-warning.js';
 import type { MastodonStatus } from '../../serializers/status.js';
 import type { MastodonReport } from '../../serializers/report.js';
 import { presentAccounts } from '../accounts/views.js';
+import { presentCollections } from '../collections/present.js';
 import type { Deps } from '../deps.js';
 import { hiddenStatusIds } from '../filters/active.js';
 import { presentReports } from '../reports/reports.js';
@@ -39,6 +44,29 @@ function reportMap(deps: Deps, items: readonly { type: string; reportId: string 
   return ids.length === 0 ? new Map() : presentReports(deps, [...new Set(ids)]);
 }
 
+/** The warnings `moderation_warning` notifications are about, as AccountWarning entities, by id. */
+function warningMap(deps: Deps, items: readonly { type: string; warningId: string | null | undefined }[]): Map<string, MastodonAccountWarning> {
+  const ids = items.filter((i) => i.type === 'moderation_warning' && i.warningId).map((i) => i.warningId as string);
+  const rows = findAccountWarningsByIds(deps.db, ids);
+  const targets = accountMap(deps, [...rows.values()].map((r) => r.target_account_id));
+  const out = new Map<string, MastodonAccountWarning>();
+  for (const row of rows.values()) {
+    const target = targets.get(row.target_account_id);
+    if (target) out.set(row.id, toMastodonAccountWarning(row, target));
+  }
+  return out;
+}
+
+// Types whose notification is about a collection (the entity carries `collection`).
+const COLLECTION_TYPES: ReadonlySet<string> = new Set(['added_to_collection', 'collection_update']);
+
+/** The collections notifications are about, as the viewer sees them, by id. */
+function collectionMap(deps: Deps, rows: readonly NotificationRow[], viewerId: string): Map<string, MastodonCollection> {
+  const ids = rows.filter((r) => COLLECTION_TYPES.has(r.type) && r.collection_id).map((r) => r.collection_id as string);
+  if (ids.length === 0) return new Map();
+  return new Map(presentCollections(deps, findCollectionsByIds(deps.db, ids), viewerId).map((c) => [c.id, c]));
+}
+
 /**
  * Notification entities for rows already selected for the viewer (listings select only statuses
  * the viewer may see), in the given order. Accounts, statuses and reports load in batches; a
@@ -48,6 +76,8 @@ export function presentNotifications(deps: Deps, viewerId: string, rows: readonl
   const accounts = accountMap(deps, rows.map((r) => r.from_account_id));
   const statuses = statusMap(deps, rows.filter((r) => STATUS_TYPES.has(r.type)).map((r) => r.status_id), viewerId);
   const reports = reportMap(deps, rows.map((r) => ({ type: r.type, reportId: r.report_id })));
+  const collections = collectionMap(deps, rows, viewerId);
+  const warnings = warningMap(deps, rows.map((r) => ({ type: r.type, warningId: r.account_warning_id })));
   const out: MastodonNotification[] = [];
   for (const row of rows) {
     const account = accounts.get(row.from_account_id);
@@ -59,6 +89,12 @@ export function presentNotifications(deps: Deps, viewerId: string, rows: readonl
       const status = row.status_id === null ? undefined : statuses.get(row.status_id);
       if (!status) continue;
       out.push(toMastodonNotification(row, account, status));
+    } else if (COLLECTION_TYPES.has(row.type)) {
+      const collection = row.collection_id ? collections.get(row.collection_id) : undefined;
+      if (collection) out.push(toMastodonNotification(row, account, null, null, collection));
+    } else if (row.type === 'moderation_warning') {
+      const warning = row.account_warning_id ? warnings.get(row.account_warning_id) : undefined;
+      if (warning) out.push({ ...toMastodonNotification(row, account, null), moderation_warning: warning });
     } else {
       out.push(toMastodonNotification(row, account, null));
     }
@@ -86,10 +122,12 @@ export function presentNotificationGroups(
 ): GroupedNotificationsResults {
   const statuses = statusMap(deps, groups.filter((g) => STATUS_TYPES.has(g.type)).map((g) => g.statusId), viewerId);
   const reports = reportMap(deps, groups);
+  const warnings = warningMap(deps, groups.map((g) => ({ type: g.type, warningId: g.accountWarningId })));
   const kept = groups.filter(
     (g) =>
       (!STATUS_TYPES.has(g.type) || (g.statusId !== null && statuses.has(g.statusId))) &&
-      (g.type !== 'admin.report' || (g.reportId !== null && reports.has(g.reportId))),
+      (g.type !== 'admin.report' || (g.reportId !== null && reports.has(g.reportId))) &&
+      (g.type !== 'moderation_warning' || (g.accountWarningId !== null && warnings.has(g.accountWarningId))),
   );
   const accounts = accountMap(deps, kept.flatMap((g) => g.sampleAccountIds));
   const fullIds = new Set<string>();
@@ -104,7 +142,11 @@ export function presentNotificationGroups(
   const result: GroupedNotificationsResults = {
     accounts: [...fullIds].flatMap((id) => accounts.get(id) ?? []),
     statuses: statusOrder.flatMap((id) => statuses.get(id) ?? []),
-    notification_groups: kept.map((g) => toMastodonNotificationGroup(g, g.reportId === null ? null : (reports.get(g.reportId) ?? null))),
+    notification_groups: kept.map((g) => {
+      const group = toMastodonNotificationGroup(g, g.reportId === null ? null : (reports.get(g.reportId) ?? null));
+      const warning = g.accountWarningId === null ? undefined : warnings.get(g.accountWarningId);
+      return warning ? { ...group, moderation_warning: warning } : group;
+    }),
   };
   if (expandAccounts === 'partial_avatars') {
     result.partial_accounts = [...partialIds].filter((id) => !fullIds.has(id)).flatMap((id) => {

@@ -142,6 +142,7 @@ export function loadStatusViews(deps: Deps, ids: readonly string[], viewerAccoun
             pinned: own && row.reblog_of_id === null && row.visibility !== 'direct' ? flags.pinned.has(row.id) : null,
           }
         : null,
+      viewedByAuthor: own,
       at,
       quote,
       quotesCount: quoting.quotesCount(row.id),

@@ -44,6 +44,13 @@ export interface AccountRow {
   last_fetched_at: number | null;
   /** JSON array of host names allowed to credit the account (0011_accounts.sql). */
   attribution_domains: string;
+  /** The avatar's and the header's alternative texts (0082_profile.sql). */
+  avatar_description: string;
+  header_description: string;
+  /** Which profile tabs the owner wants shown (0082_profile.sql). */
+  show_media: number;
+  show_media_replies: number;
+  show_featured: number;
   created_at: number;
   updated_at: number;
 }

@@ -166,6 +166,15 @@ export function insertAccountWarning(db: Db, row: AccountWarningRow): void {
   ).run({ ...row });
 }
 
+/** Warnings by id (unknown ids left out). */
+export function findAccountWarningsByIds(db: Db, ids: readonly string[]): Map<string, AccountWarningRow> {
+  if (ids.length === 0) return new Map();
+  const rows = db
+    .query<AccountWarningRow>('SELECT * FROM account_warnings WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(@ids))')
+    .all({ ids: JSON.stringify([...new Set(ids)]) });
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /** The warnings against an account, newest first. */
 export function accountWarningsOf(db: Db, targetAccountId: string): AccountWarningRow[] {
   return db.query<AccountWarningRow>('SELECT * FROM account_warnings WHERE target_account_id = ? ORDER BY id DESC').all(targetAccountId);

@@ -53,6 +53,12 @@ export function findCollection(db: Db, id: string): CollectionRow | undefined {
   return db.query<CollectionRow>('SELECT * FROM collections WHERE id = ?').get(id);
 }
 
+/** Collections by id, in one query (missing ones are absent). */
+export function findCollectionsByIds(db: Db, ids: readonly string[]): CollectionRow[] {
+  if (ids.length === 0) return [];
+  return db.query<CollectionRow>('SELECT * FROM collections WHERE id IN (SELECT CAST(value AS INTEGER) FROM json_each(?))').all(JSON.stringify([...new Set(ids)]));
+}
+
 /** How many collections an account curates. */
 export function countCollections(db: Db, accountId: string): number {
   return db.query<{ n: number }>('SELECT count(*) AS n FROM collections WHERE account_id = ?').get(accountId)?.n ?? 0;

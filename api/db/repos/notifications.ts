@@ -13,6 +13,10 @@ export interface NotificationRow {
   created_at: number;
   /** 1 while the recipient's notification policy holds it back (see notification-requests.ts). */
   filtered: number;
+  /** The collection an `added_to_collection` notification is about (0097); absent or null otherwise. */
+  collection_id?: string | null;
+  /** The warning a `moderation_warning` notification is about (0096); absent or null otherwise. */
+  account_warning_id?: string | null;
 }
 
 /** Which notifications of an account a listing or count covers. */
@@ -74,9 +78,9 @@ function boundParams(bounds: IdBounds): Record<string, string | null> {
 /** Inserts a notification row. */
 export function insertNotification(db: Db, row: NotificationRow): void {
   db.query(
-    `INSERT INTO notifications (id, account_id, from_account_id, type, status_id, report_id, group_key, created_at, filtered)
-     VALUES (@id, @account_id, @from_account_id, @type, @status_id, @report_id, @group_key, @created_at, @filtered)`,
-  ).run({ ...row });
+    `INSERT INTO notifications (id, account_id, from_account_id, type, status_id, report_id, group_key, created_at, filtered, collection_id, account_warning_id)
+     VALUES (@id, @account_id, @from_account_id, @type, @status_id, @report_id, @group_key, @created_at, @filtered, @collection_id, @account_warning_id)`,
+  ).run({ ...row, collection_id: row.collection_id ?? null, account_warning_id: row.account_warning_id ?? null });
 }
 
 /** One notification of an account. */
@@ -281,13 +285,6 @@ export function localAccountIdsAmong(db: Db, ids: readonly string[]): Set<string
   return new Set(rows.map((r) => r.account_id));
 }
 
-/** Accounts of the staff who see sign-ups: owner, admins and moderators whose login is enabled. */
-export function staffAccountIds(db: Db): string[] {
-  return db
-    .query<{ account_id: string }>("SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0")
-    .all()
-    .map((r) => r.account_id);
-}
 
 /** Local accounts that reblogged a status. */
 export function localReblogAccountIds(db: Db, statusId: string): string[] {

@@ -73,10 +73,3 @@ export function statusIdsOfAccount(db: Db, accountId: string, statusIds: readonl
   return new Set(rows.map((r) => r.id));
 }
 
-/** Accounts of the staff who handle reports (owner, admins, moderators) whose login is enabled. */
-export function reportHandlerAccountIds(db: Db): string[] {
-  return db
-    .query<{ account_id: string }>("SELECT account_id FROM users WHERE role IN ('owner', 'admin', 'moderator') AND disabled = 0 AND approved = 1 ORDER BY id")
-    .all()
-    .map((r) => r.account_id);
-}

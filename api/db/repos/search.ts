@@ -186,15 +186,20 @@ export function searchTags(db: Db, prefix: string, exactOnly: boolean, limit: nu
     .all({ prefix, glob, limit, offset });
 }
 
-/** Daily uses of tags since `sinceId` (a status id bound), keyed by tag id then by day number. */
+/**
+ * Daily uses of tags since `sinceId` (a status id bound), keyed by tag id then by day number. Only
+ * public statuses (not boosts) of accounts neither suspended nor silenced count, as Mastodon
+ * records a tag's history: a private or direct post must not reveal that it used a tag.
+ */
 export function tagDailyUses(db: Db, tagIds: readonly string[], sinceId: string): Map<string, Map<number, { uses: number; accounts: number }>> {
   const out = new Map<string, Map<number, { uses: number; accounts: number }>>();
   if (tagIds.length === 0) return out;
   const rows = db
     .query<{ tag_id: string; day: number; uses: number; accounts: number }>(
       `SELECT st.tag_id, s.created_at / 86400000 AS day, count(*) AS uses, count(DISTINCT s.account_id) AS accounts
-       FROM statuses_tags st JOIN statuses s ON s.id = st.status_id
+       FROM statuses_tags st JOIN statuses s ON s.id = st.status_id JOIN accounts a ON a.id = s.account_id
        WHERE st.tag_id IN (SELECT CAST(value AS INTEGER) FROM json_each(@tag_ids)) AND st.status_id >= @since_id
+         AND s.visibility = 'public' AND s.reblog_of_id IS NULL AND a.suspended_at IS NULL AND a.silenced_at IS NULL
        GROUP BY st.tag_id, day`,
     )
     .all({ tag_ids: JSON.stringify(tagIds), since_id: sinceId });

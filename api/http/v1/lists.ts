@@ -42,17 +42,15 @@ function accountIds(ctx: UserCtx): string[] {
   return parse(accountIdsParams, ctx.input).account_ids ?? [];
 }
 
-// The members listing is paged only when the client asks for it (a limit or a cursor); limit=0
-// means every member whatever else is given, with no Link header (Mastodon's `unlimited?`).
+// The members listing is paged as Mastodon pages it: 40 by default, 80 at most, with Link headers;
+// only limit=0 means every member whatever else is given, with no Link header (its `unlimited?`).
 function wantsPage(input: Record<string, unknown>): boolean {
-  if (String(input.limit) === '0') return false;
-  const given = (k: string) => input[k] !== undefined && input[k] !== '';
-  return given('max_id') || given('since_id') || given('min_id') || given('limit');
+  return String(input.limit) !== '0';
 }
 
 /**
- * Lists: the user's lists (not paginated), one list, create, update, delete, the members (all of
- * them unless a limit is given), adding and removing members, and the user's lists that contain an
+ * Lists: the user's lists (not paginated), one list, create, update, delete, the members (paged,
+ * or all of them with `limit=0`), adding and removing members, and the user's lists that contain an
  * account. read:lists reads, write:lists changes; another user's list is 404.
  */
 export function register(r: Routes): void {
