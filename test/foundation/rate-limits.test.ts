@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../api/config.js';
 import { Throttle } from '../../api/http/middleware/rate-limit.js';
 import { RULES } from '../../api/http/middleware/rate-limit-rules.js';
-import { now, resetClock, setClockTo } from '../../api/util/clock.js';
+import { resetClock, setClockTo } from '../../api/util/clock.js';
 import { useInstance } from '../helpers/fixtures.js';
 import { registerApp } from '../oauth/flow.js';
 import { expectRefused, expectReset, from, getWithHost, limitHeaders, SCALE } from './rate-limit-helpers.js';

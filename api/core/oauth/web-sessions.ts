@@ -4,7 +4,7 @@ import { deleteExpiredWebSessions, deleteWebSession, findWebSessionByHash, inser
 import { findUserById, findUserByLogin, updateUser, type UserRow } from '../../db/repos/users.js';
 import { now } from '../../util/clock.js';
 import { newId } from '../../util/ids.js';
-import { hashPassword, verifyPassword } from '../../util/passwords.js';
+import { hashPasswordAsync, verifyPassword } from '../../util/passwords.js';
 import type { Deps } from '../deps.js';
 import { hashSecret, randomSecret } from './tokens.js';
 
@@ -54,8 +54,9 @@ export async function checkCredentials(deps: Deps, login: string, password: stri
  */
 export async function verifyLogin(deps: Deps, login: string, password: string): Promise<UserRow | null> {
   const user = login ? findUserByLogin(deps.db, login.trim().replace(/^@/, '')) : undefined;
-  decoyHash ??= hashPassword(randomSecret());
-  const valid = await verifyPassword(password, user?.password_hash ?? decoyHash);
+  // Made once, on the thread pool: a synchronous hash would stall the event loop at the first failed sign-in.
+  decoyHash ??= hashPasswordAsync(randomSecret());
+  const valid = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
   return user && valid ? user : null;
 }
 

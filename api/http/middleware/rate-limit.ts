@@ -155,17 +155,11 @@ class Tally {
     return true;
   }
 
-  /**
-   * The X-RateLimit headers: of the refusing limit (nothing left), else of the closest one, unless
-   * the response already carries those of a limit closer still (a handler's count after the
-   * middleware's, as Mastodon keeps the lower of its two).
-   */
+  /** The X-RateLimit headers: of the refusing limit (nothing left), else of the closest one. */
   setHeaders(): void {
     const throttle = this.refusedBy ?? this.closest;
     if (throttle === null) return;
     const remaining = this.refusedBy ? 0 : Math.max(0, throttle.limit - this.closestCount);
-    const earlier = this.res.getHeader('X-RateLimit-Remaining');
-    if (earlier !== undefined && Number(earlier) < remaining) return;
     this.res.setHeader('X-RateLimit-Limit', throttle.limitText);
     this.res.setHeader('X-RateLimit-Remaining', String(remaining));
     this.res.setHeader('X-RateLimit-Reset', throttle.reset(this.at));
