@@ -33,7 +33,7 @@ export function userRefusal(deps: Deps, user: UserRow): Exclude<SignInRefusal, '
   return null;
 }
 
-let decoyHash: string | null = null;
+let decoyHash: Promise<string> | null = null;
 
 /**
  * Checks a login (username or e-mail) and password. An unknown login still costs one password
