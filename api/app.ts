@@ -18,7 +18,7 @@ import { installTimelines } from './core/timelines/install.js';
 import { installWebhooks } from './core/webhooks/install.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrate } from './db/migrate.js';
-import { startRemoteMediaCache, type RemoteMediaCache } from './media/remote-cache.js';
+import { startRemoteMediaCache, type RemoteMediaCache } from './core/media/remote-cache.js';
 import type { HearthFederation } from './federation/index.js';
 import { registerAll } from './http/index.js';
 import { bodyParsers } from './http/middleware/body.js';

@@ -3,7 +3,7 @@ import { main } from '../../api/cli.js';
 import { federatesWith } from '../../api/core/federation/instance-domains.js';
 import { upsertRemoteAccount } from '../../api/core/federation/remote-accounts.js';
 import { setInstanceSetting } from '../../api/core/instance/settings.js';
-import { remoteCacheTestHooks } from '../../api/media/remote-cache.js';
+import { remoteCacheTestHooks } from '../../api/core/media/remote-cache.js';
 import { eventually } from '../federation/helpers.js';
 import { seedRemoteAccount } from '../helpers/fixtures.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';

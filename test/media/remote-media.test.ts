@@ -8,7 +8,7 @@ import { upsertRemoteAccount } from '../../api/core/federation/remote-accounts.j
 import { deleteRemoteStatus } from '../../api/core/federation/remote-statuses.js';
 import type { AccountRow } from '../../api/db/repos/accounts.js';
 import { insertEmojiRow } from '../../api/db/repos/instance.js';
-import { remoteCacheTestHooks } from '../../api/media/remote-cache.js';
+import { remoteCacheTestHooks } from '../../api/core/media/remote-cache.js';
 import { newId } from '../../api/util/ids.js';
 import { eventually, startFederated } from '../federation/helpers.js';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';

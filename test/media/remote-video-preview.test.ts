@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upsertRemoteAccount } from '../../api/core/federation/remote-accounts.js';
 import type { AccountRow } from '../../api/db/repos/accounts.js';
-import { remoteCacheTestHooks } from '../../api/media/remote-cache.js';
+import { remoteCacheTestHooks } from '../../api/core/media/remote-cache.js';
 import { videoFrameTestHooks } from '../../api/media/video-frame.js';
 import { eventually } from '../federation/helpers.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';

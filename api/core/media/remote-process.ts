@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import type { Deps } from '../core/deps.js';
-import { MEDIA_LIMITS, MEDIA_PROCESSING } from '../core/instance/limits.js';
-import { finishAv } from '../core/media/background.js';
-import { mediaStorage } from '../core/media/storage.js';
-import { sizeMeta } from '../core/media/upload.js';
-import type { MediaChange } from '../db/repos/media-uploads.js';
-import type { MediaRow } from '../db/repos/media.js';
-import { detectFileType, type DetectedType } from './detect.js';
-import { emojiStill, imageSlot, inspectImage, processAttachmentImage, processProfileImage, type ImageInfo } from './image.js';
-import { REMOTE_MEDIA_LIMITS } from './remote-fetch.js';
+import type { Deps } from '../deps.js';
+import { MEDIA_LIMITS, MEDIA_PROCESSING } from '../instance/limits.js';
+import { finishAv } from './background.js';
+import { mediaStorage } from './storage.js';
+import { sizeMeta } from './upload.js';
+import type { MediaChange } from '../../db/repos/media-uploads.js';
+import type { MediaRow } from '../../db/repos/media.js';
+import { detectFileType, type DetectedType } from '../../media/detect.js';
+import { emojiStill, imageSlot, inspectImage, processAttachmentImage, processProfileImage, type ImageInfo } from '../../media/image.js';
+import { REMOTE_MEDIA_LIMITS } from '../../media/remote-fetch.js';
 
 /**
  * A downloaded remote file through the same pipeline as uploads: the type from the bytes, the

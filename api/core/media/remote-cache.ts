@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
-import type { Deps } from '../core/deps.js';
-import { rejectsRemoteMedia } from '../core/federation/instance-domains.js';
-import { mediaStorage } from '../core/media/storage.js';
-import { findAccountById, updateAccount } from '../db/repos/accounts.js';
-import { findMediaRow, updateMediaRow } from '../db/repos/media-uploads.js';
+import type { Deps } from '../deps.js';
+import { rejectsRemoteMedia } from '../federation/instance-domains.js';
+import { mediaStorage } from './storage.js';
+import { findAccountById, updateAccount } from '../../db/repos/accounts.js';
+import { findMediaRow, updateMediaRow } from '../../db/repos/media-uploads.js';
 import {
   deleteDetachedRemoteMedia,
   deleteRemoteCopy,
@@ -17,11 +17,11 @@ import {
   type RemoteMediaCopyRow,
   type RemoteMediaKind,
   type RemoteMediaTask,
-} from '../db/repos/remote-media.js';
-import { now } from '../util/clock.js';
-import { FetchError } from '../util/safe-fetch.js';
-import { HEARTH_VERSION } from '../util/version.js';
-import { downloadRemoteFile, REMOTE_MEDIA_LIMITS, type RemoteFetchContext } from './remote-fetch.js';
+} from '../../db/repos/remote-media.js';
+import { now } from '../../util/clock.js';
+import { FetchError } from '../../util/safe-fetch.js';
+import { HEARTH_VERSION } from '../../util/version.js';
+import { downloadRemoteFile, REMOTE_MEDIA_LIMITS, type RemoteFetchContext } from '../../media/remote-fetch.js';
 import { processRemoteAttachment, processRemoteEmoji, processRemoteProfileImage, RemoteMediaRefused } from './remote-process.js';
 
 /**
