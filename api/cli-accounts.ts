@@ -1,6 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openDataDir } from './app.js';
-import { resolveConfig } from './config.js';
+import type { ParseArgsConfig } from 'node:util';
+import { runSubcommand, UsageError, type FlagsOf } from './cli-subcommand.js';
 import type { Deps } from './core/deps.js';
 import { CommandEvents } from './core/jobs/command-events.js';
 import { findAccountByHandle } from './db/repos/accounts.js';
@@ -9,7 +8,6 @@ import { findUserByAccountId } from './db/repos/users.js';
 import { isoTime } from './util/clock.js';
 import { ApiError } from './util/errors.js';
 import { PERMISSION, type RoleDefinition } from './util/permissions.js';
-import { createUris } from './util/uris.js';
 
 /**
  * `hearth accounts …` (sign-ups waiting for approval) and `hearth role …` (roles and who holds
@@ -62,9 +60,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
-type Flags = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+type Flags = FlagsOf<typeof OPTIONS>;
 
-class UsageError extends Error {}
 
 function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -186,38 +183,13 @@ async function role(sub: string | undefined, flags: Flags, deps: Deps): Promise<
  * Runs `hearth accounts …` or `hearth role …` (`argv` starts with the command's name); resolves
  * to the exit code: 0, 1 when refused (the reason printed), 2 for a usage mistake.
  */
-export async function moderationCommand(argv: string[]): Promise<number> {
-  const command = argv[0] === 'role' ? 'role' : 'accounts';
-  const usage = command === 'role' ? ROLE_USAGE : ACCOUNTS_USAGE;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv.slice(1), options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    console.error(`hearth: ${(err as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  const flags = parsed.values as Flags;
-  const [sub, positional] = parsed.positionals;
-  if (flags.help || !sub) {
-    console.log(usage);
-    return sub || flags.help ? 0 : 2;
-  }
-  try {
-    const config = resolveConfig({ dataDir: flags.data, configFile: flags.config });
-    const db = openDataDir(config.dataDir);
+export function moderationCommand(argv: string[]): Promise<number> {
+  const isRole = argv[0] === 'role';
+  return runSubcommand(argv.slice(1), {
+    usage: isRole ? ROLE_USAGE : ACCOUNTS_USAGE,
+    options: OPTIONS,
     // The events are recorded for the running server, which emits them to its listeners.
-    const deps: Deps = { db, config, events: new CommandEvents(db), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
-    try {
-      return command === 'role' ? await role(sub, flags, deps) : await accounts(sub, flags.username ?? positional, deps);
-    } finally {
-      db.close();
-    }
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`hearth: ${err.message}\n\n${usage}`);
-      return 2;
-    }
-    console.error(`hearth: ${err instanceof ApiError ? err.message : (err as Error).message}`);
-    return 1;
-  }
+    events: (db) => new CommandEvents(db),
+    run: (sub, [positional], flags, deps) => (isRole ? role(sub, flags, deps) : accounts(sub, flags.username ?? positional, deps)),
+  });
 }

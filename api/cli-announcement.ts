@@ -1,13 +1,10 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openDataDir } from './app.js';
-import { resolveConfig } from './config.js';
+import type { ParseArgsConfig } from 'node:util';
+import { runSubcommand, UsageError, type FlagsOf } from './cli-subcommand.js';
 import type { AnnouncementParams } from './core/announcements/input.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import type { AnnouncementRow } from './db/repos/announcements.js';
 import { isoTime } from './util/clock.js';
-import { ApiError } from './util/errors.js';
-import { createUris } from './util/uris.js';
 
 /**
  * `hearth announcement …`: the owner's announcements from the command line (cli.ts hands the
@@ -45,9 +42,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
-type Flags = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+type Flags = FlagsOf<typeof OPTIONS>;
 
-class UsageError extends Error {}
 
 /** The fields the flags give (those not given stay undefined). */
 function paramsFrom(flags: Flags): AnnouncementParams {
@@ -114,36 +110,12 @@ async function run(sub: string | undefined, id: string | undefined, flags: Flags
  * Runs `hearth announcement` with the arguments after `announcement`; resolves to the exit code:
  * 0, 1 when the announcement was refused (its reason printed), 2 for a usage mistake.
  */
-export async function announcementCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    console.error(`hearth: ${(err as Error).message}\n\n${ANNOUNCEMENT_USAGE}`);
-    return 2;
-  }
-  const flags = parsed.values as Flags;
-  const [sub, positionalId] = parsed.positionals;
-  if (flags.help || !sub) {
-    console.log(ANNOUNCEMENT_USAGE);
-    return sub || flags.help ? 0 : 2;
-  }
-  try {
-    const config = resolveConfig({ dataDir: flags.data, configFile: flags.config });
-    const db = openDataDir(config.dataDir);
-    // The list of listeners is empty: streaming is the running server's business (see outbox.ts).
-    const deps: Deps = { db, config, events: new Events(), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
-    try {
-      return await run(sub, flags.id ?? positionalId, flags, deps);
-    } finally {
-      db.close();
-    }
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`hearth: ${err.message}\n\n${ANNOUNCEMENT_USAGE}`);
-      return 2;
-    }
-    console.error(`hearth: ${err instanceof ApiError ? err.message : (err as Error).message}`);
-    return 1;
-  }
+export function announcementCommand(argv: string[]): Promise<number> {
+  return runSubcommand(argv, {
+    usage: ANNOUNCEMENT_USAGE,
+    options: OPTIONS,
+    // No listeners: streaming is the running server's business (see core/announcements/outbox.ts).
+    events: () => new Events(),
+    run: (sub, [positionalId], flags, deps) => run(sub, flags.id ?? positionalId, flags, deps),
+  });
 }

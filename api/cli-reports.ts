@@ -1,11 +1,9 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openDataDir } from './app.js';
-import { resolveConfig } from './config.js';
+import type { ParseArgsConfig } from 'node:util';
+import { runSubcommand, UsageError, type FlagsOf } from './cli-subcommand.js';
 import type { Deps } from './core/deps.js';
 import { CommandEvents } from './core/jobs/command-events.js';
 import type { AdminReport } from './serializers/admin-report.js';
 import { ApiError } from './util/errors.js';
-import { createUris } from './util/uris.js';
 
 /**
  * `hearth reports …`: the reports staff handle, from the command line (cli.ts hands the arguments
@@ -37,9 +35,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } satisfies ParseArgsConfig['options'];
 
-type Flags = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+type Flags = FlagsOf<typeof OPTIONS>;
 
-class UsageError extends Error {}
 
 /** One line of text: newlines and tabs flattened, so that a report stays one line of a list. */
 function oneLine(text: string): string {
@@ -112,35 +109,12 @@ async function run(sub: string | undefined, id: string | undefined, flags: Flags
  * Runs `hearth reports` with the arguments after `reports`; resolves to the exit code: 0, 1 when
  * the command failed (an unknown report, its reason printed), 2 for a usage mistake.
  */
-export async function reportsCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (err) {
-    console.error(`hearth: ${(err as Error).message}\n\n${REPORTS_USAGE}`);
-    return 2;
-  }
-  const flags = parsed.values as Flags;
-  const [sub, positionalId] = parsed.positionals;
-  if (flags.help || !sub) {
-    console.log(REPORTS_USAGE);
-    return sub || flags.help ? 0 : 2;
-  }
-  try {
-    const config = resolveConfig({ dataDir: flags.data, configFile: flags.config });
-    const db = openDataDir(config.dataDir);
-    const deps: Deps = { db, config, events: new CommandEvents(db), uris: createUris(config.origin ?? `http://${config.bind}:${config.port}`) };
-    try {
-      return await run(sub, flags.id ?? positionalId, flags, deps);
-    } finally {
-      db.close();
-    }
-  } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`hearth: ${err.message}\n\n${REPORTS_USAGE}`);
-      return 2;
-    }
-    console.error(`hearth: ${err instanceof ApiError ? (err.status === 404 && err.message === 'Record not found' ? 'no such report' : err.message) : (err as Error).message}`);
-    return 1;
-  }
+export function reportsCommand(argv: string[]): Promise<number> {
+  return runSubcommand(argv, {
+    usage: REPORTS_USAGE,
+    options: OPTIONS,
+    events: (db) => new CommandEvents(db),
+    run: (sub, [positionalId], flags, deps) => run(sub, flags.id ?? positionalId, flags, deps),
+    refusal: (err) => (err.status === 404 && err.message === 'Record not found' ? 'no such report' : err.message),
+  });
 }
