@@ -7,6 +7,7 @@ import { now } from '../../util/clock.js';
 import { forbidden } from '../../util/errors.js';
 import { newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
+import { queuePump, type PumpState } from '../jobs/queue-pump.js';
 import { MailSendError, sendMail } from './transport.js';
 
 /**
@@ -45,19 +46,7 @@ export function mailRetryDelayMs(attempts: number): number {
   return Math.max(1, attempts) ** 2 * 60_000;
 }
 
-interface MailState {
-  inFlight: Set<string>;
-  pumping: boolean;
-  again: boolean;
-}
-
-const states = new WeakMap<Deps, MailState>();
-
-function stateOf(deps: Deps): MailState {
-  let state = states.get(deps);
-  if (!state) states.set(deps, (state = { inFlight: new Set(), pumping: false, again: false }));
-  return state;
-}
+const mailPump = queuePump('mail delivery', pump);
 
 /** The sender: the configured one, or `Hearth <hearth@host>` with the instance's host name. */
 export function mailSender(deps: Deps): string {
@@ -101,25 +90,7 @@ export function queueMail(deps: Deps, messages: readonly NewMail[]): MailRow[] {
 /** Sends what is due, on the next turn of the event loop; a call while sending makes it look again when done. */
 export function kickMailDelivery(deps: Deps): void {
   if (deps.config.mail === null) return;
-  const state = stateOf(deps);
-  if (state.pumping) {
-    state.again = true;
-    return;
-  }
-  state.pumping = true;
-  setImmediate(() => {
-    try {
-      pump(deps, state);
-    } catch (err) {
-      console.error('mail delivery failed', err);
-    } finally {
-      state.pumping = false;
-      if (state.again) {
-        state.again = false;
-        kickMailDelivery(deps);
-      }
-    }
-  });
+  mailPump.kick(deps);
 }
 
 function record(deps: Deps, write: () => void): void {
@@ -128,7 +99,7 @@ function record(deps: Deps, write: () => void): void {
   withRelaxedDurability(() => deps.db.transaction(write));
 }
 
-function pump(deps: Deps, state: MailState): void {
+function pump(deps: Deps, state: PumpState): void {
   const config = deps.config.mail;
   if (!config || !deps.db.raw.open) return;
   const room = MAX_IN_FLIGHT - state.inFlight.size;
@@ -147,7 +118,7 @@ function pump(deps: Deps, state: MailState): void {
   }
 }
 
-function settle(deps: Deps, state: MailState, mail: MailRow, err: unknown): void {
+function settle(deps: Deps, state: PumpState, mail: MailRow, err: unknown): void {
   state.inFlight.delete(mail.id);
   const attempts = mail.attempts + 1;
   if (err === null) {

@@ -13,6 +13,7 @@ import {
 import { now } from '../../util/clock.js';
 import { newId } from '../../util/ids.js';
 import type { Deps } from '../deps.js';
+import { queuePump, type PumpState } from '../jobs/queue-pump.js';
 import { webhookBody, webhookPayload } from './payload.js';
 import { sendWebhook, type WebhookAnswer } from './send.js';
 
@@ -44,19 +45,7 @@ export function webhookRetryDelayMs(attempts: number): number {
   return (n ** 4 + 15 + Math.floor(Math.random() * 10 * (n + 1))) * 1000;
 }
 
-interface DeliveryState {
-  inFlight: Set<string>;
-  pumping: boolean;
-  again: boolean;
-}
-
-const states = new WeakMap<Deps, DeliveryState>();
-
-function stateOf(deps: Deps): DeliveryState {
-  let state = states.get(deps);
-  if (!state) states.set(deps, (state = { inFlight: new Set(), pumping: false, again: false }));
-  return state;
-}
+const webhookPump = queuePump('webhook delivery', pump);
 
 /**
  * Queues an event for the enabled webhooks that subscribe to it, and starts sending. `applies`
@@ -78,29 +67,11 @@ export function queueWebhookEvent(deps: Deps, event: string, objectId: string, a
 
 /** Sends what is due, on the next turn of the event loop; a call while sending makes it look again when done. */
 export function kickWebhookDelivery(deps: Deps): void {
-  const state = stateOf(deps);
-  if (state.pumping) {
-    state.again = true;
-    return;
-  }
-  state.pumping = true;
-  setImmediate(() => {
-    try {
-      pump(deps, state);
-    } catch (err) {
-      console.error('webhook delivery failed', err);
-    } finally {
-      state.pumping = false;
-      if (state.again) {
-        state.again = false;
-        kickWebhookDelivery(deps);
-      }
-    }
-  });
+  webhookPump.kick(deps);
 }
 
 /** Starts the requests that are due, as many as there is room for. */
-function pump(deps: Deps, state: DeliveryState): void {
+function pump(deps: Deps, state: PumpState): void {
   // The instance closed meanwhile: what is queued waits in the database for the next start.
   if (!deps.db.raw.open) return;
   const room = MAX_IN_FLIGHT - state.inFlight.size;
