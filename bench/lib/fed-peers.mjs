@@ -7,52 +7,17 @@
 //   standing in for 500 instances: it records when each shared inbox was first reached, and checks
 //   that every POST is signed, carries a Digest and a Content-Length and is not chunked.
 // Times are process.hrtime (the machine's monotonic clock, the same in every process), as strings.
-import { createHash, createPrivateKey, generateKeyPair, sign } from 'node:crypto';
+import { createHash, createPrivateKey, sign } from 'node:crypto';
 import http from 'node:http';
-import { promisify } from 'node:util';
+import { startActorServer } from './actor-server.mjs';
 
-const generate = promisify(generateKeyPair);
 const AS = 'https://www.w3.org/ns/activitystreams';
 const PUBLIC = `${AS}#Public`;
 
 /** Starts the fake remote server with `actors` actors; resolves to its origin. */
 async function startRemote({ host, actors }) {
-  const keys = await Promise.all(
-    Array.from({ length: actors }, () => generate('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } })),
-  );
-  let origin = '';
-  let fetches = 0;
-  const server = http.createServer((req, res) => {
-    const name = /^\/users\/(u\d+)$/.exec(req.url ?? '')?.[1];
-    const index = name ? Number(name.slice(1)) : -1;
-    if (req.method !== 'GET' || !(index >= 0 && index < actors)) {
-      res.statusCode = 404;
-      res.end();
-      return;
-    }
-    fetches++;
-    const id = `${origin}/users/${name}`;
-    const body = JSON.stringify({
-      '@context': [AS, 'https://w3id.org/security/v1'],
-      id,
-      type: 'Person',
-      preferredUsername: name,
-      name: `Remote ${name}`,
-      url: `${origin}/@${name}`,
-      inbox: `${id}/inbox`,
-      outbox: `${id}/outbox`,
-      followers: `${id}/followers`,
-      following: `${id}/following`,
-      endpoints: { sharedInbox: `${origin}/inbox` },
-      publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys[index].publicKey },
-    });
-    res.writeHead(200, { 'content-type': 'application/activity+json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise((r) => server.listen(0, host, r));
-  origin = `http://${host}:${server.address().port}`;
-  return { origin, keys, server, fetches: () => fetches };
+  const { origin, keys, server, fetches } = await startActorServer({ host, actors, label: 'Remote' });
+  return { origin, keys, server, fetches };
 }
 
 /** Signs `count` unique Create(Note) activities for the inbox URL (draft-cavage, rsa-sha256). */

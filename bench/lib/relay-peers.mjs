@@ -9,51 +9,15 @@
 // - `paced`: sends a range at a steady rate, open loop (each request leaves when it is due,
 //   whatever the answers before it), and records each request's time to its answer.
 // Times are process.hrtime (the machine's monotonic clock, the same in every process), as strings.
-import { createHash, createPrivateKey, generateKeyPair, sign } from 'node:crypto';
+import { createHash, createPrivateKey, sign } from 'node:crypto';
 import http from 'node:http';
-import { promisify } from 'node:util';
-import { AS, backlogPlan, notesRoundRobin, onePerSender } from './relay-plan.mjs';
-
-const generate = promisify(generateKeyPair);
+import { startActorServer } from './actor-server.mjs';
+import { backlogPlan, notesRoundRobin, onePerSender } from './relay-plan.mjs';
 
 /** Starts the senders' server with `actors` actors (keys made on libuv's pool); resolves to its origin. */
 async function startRemote({ host, actors }) {
-  const started = Date.now();
-  const keys = await Promise.all(
-    Array.from({ length: actors }, () => generate('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } })),
-  );
-  let origin = '';
-  let fetches = 0;
-  const server = http.createServer((req, res) => {
-    const name = /^\/users\/(u\d+)$/.exec(req.url ?? '')?.[1];
-    const index = name ? Number(name.slice(1)) : -1;
-    if (req.method !== 'GET' || !(index >= 0 && index < actors)) {
-      res.writeHead(404, { 'content-length': '0' }).end();
-      return;
-    }
-    fetches++;
-    const id = `${origin}/users/${name}`;
-    const body = JSON.stringify({
-      '@context': [AS, 'https://w3id.org/security/v1'],
-      id,
-      type: 'Person',
-      preferredUsername: name,
-      name: `Sender ${name}`,
-      url: `${origin}/@${name}`,
-      inbox: `${id}/inbox`,
-      outbox: `${id}/outbox`,
-      followers: `${id}/followers`,
-      following: `${id}/following`,
-      endpoints: { sharedInbox: `${origin}/inbox` },
-      publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: keys[index].publicKey },
-    });
-    res.writeHead(200, { 'content-type': 'application/activity+json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise((r) => server.listen(0, host, r));
-  origin = `http://${host}:${server.address().port}`;
-  return { origin, privateKeys: keys.map((k) => createPrivateKey(k.privateKey)), fetches: () => fetches, keysMs: Date.now() - started };
+  const { origin, keys, fetches, keysMs } = await startActorServer({ host, actors, label: 'Sender' });
+  return { origin, privateKeys: keys.map((k) => createPrivateKey(k.privateKey)), fetches, keysMs };
 }
 
 /** Signs one activity from sender k as a POST to `inboxUrl`. */
