@@ -24,6 +24,7 @@ import { registerAll } from './http/index.js';
 import { bodyParsers } from './http/middleware/body.js';
 import { cors } from './http/middleware/cors.js';
 import { answerClientError, errorHandler, notFoundHandler } from './http/middleware/errors.js';
+import { appShell } from './http/app-shell.js';
 import { hostAllowList } from './http/middleware/host.js';
 import { ipAccess } from './http/middleware/ip-access.js';
 import { rateLimits } from './http/middleware/rate-limit.js';
@@ -138,6 +139,7 @@ export async function createApp(given: Config): Promise<HearthApp> {
   }
   app.use(streamingHttp(deps));
   app.use(routes.router);
+  app.use(appShell());
   app.use(notFoundHandler);
   app.use(errorHandler);
 

@@ -1,0 +1,95 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RequestHandler } from 'express';
+
+/**
+ * Serves the app (renderer/, built by Vite into dist/renderer) at `/`: its hashed assets under
+ * `/assets/` (cached for a year, as their names change with their content) and its page for any
+ * other GET a browser makes that no route answered (`/`, `/@alice`, `/notifications`…, the app's
+ * own routes). The page gets a strict Content-Security-Policy: scripts, styles and connections
+ * only from this origin (no inline script, no eval), images and media only from here (remote
+ * media is served through this instance, so the app never contacts another server), no framing.
+ */
+
+/** The Content-Security-Policy of the app's page. */
+export const APP_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "worker-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/** Paths that belong to the server (API, OAuth, federation, media, pages): never the app's page. */
+const SERVER_PATHS = /^\/(api|oauth|auth|\.well-known|nodeinfo|users|inbox|system|media|media_proxy|avatars|headers|health|setup|streaming|packs|share|interact|authorize_interaction)(\/|$)/;
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.json': 'application/json',
+};
+
+/** dist/renderer, found from this module whether it runs compiled (dist/api/http) or from source (api/http). */
+function rendererDir(): string | null {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    const candidate = join(dir, 'dist', 'renderer');
+    if (existsSync(join(dir, 'package.json'))) return existsSync(join(candidate, 'index.html')) ? candidate : null;
+    dir = dirname(dir);
+  }
+  return null;
+}
+
+function setPageHeaders(res: Parameters<RequestHandler>[1]): void {
+  res.setHeader('Content-Security-Policy', APP_CSP);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-cache');
+}
+
+/**
+ * The middleware that serves the app; mounted after every route and before the JSON 404. Without
+ * a built app (dist/renderer missing) it passes every request on.
+ */
+export function appShell(): RequestHandler {
+  const dir = rendererDir();
+  let page: Buffer | null = null;
+  const assets = new Map<string, Buffer>();
+  return (req, res, next) => {
+    if (!dir || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    if (req.path.startsWith('/assets/')) {
+      const file = normalize(join(dir, req.path));
+      // A path that climbs out of the assets folder (encoded dots) is simply not found.
+      if (!file.startsWith(join(dir, 'assets') + sep) || !existsSync(file) || !statSync(file).isFile()) return next();
+      const ext = file.slice(file.lastIndexOf('.'));
+      res.setHeader('Content-Type', TYPES[ext] ?? 'application/octet-stream');
+      res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      let body = assets.get(file);
+      if (!body) {
+        body = readFileSync(file);
+        assets.set(file, body);
+      }
+      res.setHeader('Content-Length', String(body.length));
+      return res.status(200).end(req.method === 'HEAD' ? undefined : body);
+    }
+    if (SERVER_PATHS.test(req.path) || !(req.headers.accept ?? '').includes('text/html')) return next();
+    page ??= readFileSync(join(dir, 'index.html'));
+    setPageHeaders(res);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.status(200).end(req.method === 'HEAD' ? undefined : page);
+  };
+}

@@ -1,0 +1,7 @@
+import type { JSX } from 'preact';
+
+/** An account's picture at a fixed size (no layout shift); decorative, as the name is always next to it. */
+export function Avatar(props: { account: { avatar: string; avatarStatic: string }; size?: number; animate?: boolean }): JSX.Element {
+  const size = props.size ?? 46;
+  return <img class="avatar" src={props.animate === false ? props.account.avatarStatic : props.account.avatar} alt="" width={size} height={size} loading="lazy" decoding="async" />;
+}

@@ -1,0 +1,73 @@
+import type { mastodon } from 'masto';
+import type { JSX } from 'preact';
+import { useStatusAction } from '../../api/optimistic';
+
+type Status = mastodon.v1.Status;
+
+/** The count beside an action, or nothing for zero. */
+function count(n: number): string {
+  return n > 0 ? String(n) : '';
+}
+
+/**
+ * Reply, boost, favourite and bookmark, each applied optimistically and put back on failure.
+ * Buttons are toggles (`aria-pressed`) named for what they do.
+ */
+export function StatusActions(props: { status: Status; onReply?: (s: Status) => void }): JSX.Element {
+  const s = props.status;
+  const act = useStatusAction();
+  const canBoost = s.visibility === 'public' || s.visibility === 'unlisted';
+  return (
+    <div class="status-actions" role="group" aria-label="Actions">
+      <button type="button" class="action-reply" aria-label="Reply" onClick={() => props.onReply?.(s)}>
+        <span aria-hidden="true">↩</span> {count(s.repliesCount)}
+      </button>
+      <button
+        type="button"
+        class="action-boost"
+        aria-label="Boost"
+        aria-pressed={!!s.reblogged}
+        disabled={!canBoost}
+        onClick={() =>
+          void act(
+            s,
+            (x) => ({ ...x, reblogged: !x.reblogged, reblogsCount: x.reblogsCount + (x.reblogged ? -1 : 1) }),
+            (api) => (s.reblogged ? api.rest.v1.statuses.$select(s.id).unreblog() : api.rest.v1.statuses.$select(s.id).reblog()),
+          )
+        }
+      >
+        <span aria-hidden="true">⟳</span> {count(s.reblogsCount)}
+      </button>
+      <button
+        type="button"
+        class="action-favourite"
+        aria-label="Favourite"
+        aria-pressed={!!s.favourited}
+        onClick={() =>
+          void act(
+            s,
+            (x) => ({ ...x, favourited: !x.favourited, favouritesCount: x.favouritesCount + (x.favourited ? -1 : 1) }),
+            (api) => (s.favourited ? api.rest.v1.statuses.$select(s.id).unfavourite() : api.rest.v1.statuses.$select(s.id).favourite()),
+          )
+        }
+      >
+        <span aria-hidden="true">★</span> {count(s.favouritesCount)}
+      </button>
+      <button
+        type="button"
+        class="action-bookmark"
+        aria-label="Bookmark"
+        aria-pressed={!!s.bookmarked}
+        onClick={() =>
+          void act(
+            s,
+            (x) => ({ ...x, bookmarked: !x.bookmarked }),
+            (api) => (s.bookmarked ? api.rest.v1.statuses.$select(s.id).unbookmark() : api.rest.v1.statuses.$select(s.id).bookmark()),
+          )
+        }
+      >
+        <span aria-hidden="true">🔖</span>
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+import { useInfiniteQuery, useQueryClient, type InfiniteData, type QueryKey } from '@tanstack/preact-query';
+import type { mastodon } from 'masto';
+import type { JSX } from 'preact';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useApi, type Api } from '../../api/client';
+import { removeStatusEverywhere, updateStatusEverywhere } from '../../api/cache';
+import { describeError } from '../../api/errors';
+import { StatusView } from '../status/Status';
+import { useWindowVirtualizer } from './useWindowVirtualizer';
+
+type Status = mastodon.v1.Status;
+type Pages = InfiniteData<Status[], string | undefined>;
+
+/** How a timeline gets live updates: a masto streaming subscription (user, public, hashtag, list…). */
+export type StreamOpener = (api: Api) => mastodon.streaming.Subscription;
+
+/** What a timeline screen gives the shared list. */
+export interface TimelineProps {
+  /** The feed's accessible name ("Home", "Local"…). */
+  label: string;
+  queryKey: QueryKey;
+  /** One page, older than `maxId` when given. */
+  fetchPage: (api: Api, maxId: string | undefined) => PromiseLike<Status[]>;
+  /** Live updates; new posts wait behind the "n new posts" bar until the reader asks for them. */
+  stream?: StreamOpener;
+  /** Called with the newest post the reader has seen at the top (read markers). */
+  onTopSeen?: (id: string) => void;
+  /** Shown when the timeline has no posts at all. */
+  empty?: string;
+  /** Hides posts (filters with `hide`); return false to drop one. */
+  keep?: (s: Status) => boolean;
+}
+
+/**
+ * A timeline as an ARIA `feed` of `article`s in a virtualized list bound to the window's scroll:
+ * pages of 20 load as the reader nears the end; live posts gather behind a "n new posts" button
+ * that does not move what the reader is reading; deletions and edits apply in place.
+ */
+export function Timeline(props: TimelineProps): JSX.Element {
+  const api = useApi();
+  const qc = useQueryClient();
+  const query = useInfiniteQuery({
+    queryKey: props.queryKey,
+    queryFn: async ({ pageParam }) => props.fetchPage(api, pageParam),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => (last.length > 0 ? last[last.length - 1]?.id : undefined),
+  });
+  const all = useMemo(() => query.data?.pages.flat() ?? [], [query.data]);
+  const items = useMemo(() => (props.keep ? all.filter(props.keep) : all), [all, props.keep]);
+  const [pending, setPending] = useState<Status[]>([]);
+  const listRef = useRef<HTMLDivElement>(null);
+  const [margin, setMargin] = useState(0);
+  useLayoutEffect(() => {
+    if (listRef.current) setMargin(listRef.current.getBoundingClientRect().top + window.scrollY);
+  }, [query.isSuccess]);
+
+  const virtualizer = useWindowVirtualizer({
+    count: items.length,
+    estimateSize: () => 180,
+    getItemKey: (i) => items[i]?.id ?? String(i),
+    scrollMargin: margin,
+  });
+  const visible = virtualizer.getVirtualItems();
+  const lastIndex = visible[visible.length - 1]?.index ?? -1;
+
+  useEffect(() => {
+    if (lastIndex >= items.length - 5 && query.hasNextPage && !query.isFetchingNextPage) void query.fetchNextPage();
+  }, [lastIndex, items.length, query.hasNextPage, query.isFetchingNextPage]);
+
+  const firstIndex = visible[0]?.index;
+  useEffect(() => {
+    const top = firstIndex !== undefined ? items[firstIndex] : undefined;
+    if (top && props.onTopSeen) props.onTopSeen(top.id);
+  }, [firstIndex, items]);
+
+  // Live updates: new posts wait; deletions and edits apply at once.
+  const stream = props.stream;
+  useEffect(() => {
+    if (!stream) return;
+    const subscription = stream(api);
+    let stopped = false;
+    void (async () => {
+      try {
+        for await (const event of subscription) {
+          if (stopped) break;
+          if (event.event === 'update') setPending((p) => (p.some((s) => s.id === event.payload.id) ? p : [event.payload, ...p]));
+          else if (event.event === 'delete') {
+            setPending((p) => p.filter((s) => s.id !== event.payload));
+            removeStatusEverywhere(qc, event.payload);
+          } else if (event.event === 'status.update') updateStatusEverywhere(qc, event.payload.id, () => event.payload);
+        }
+      } catch {
+        // The streaming client reconnects on its own; a closed subscription ends the loop.
+      }
+    })();
+    return () => {
+      stopped = true;
+      subscription.unsubscribe();
+    };
+  }, [api, stream, qc]);
+
+  const showPending = useCallback(() => {
+    qc.setQueryData<Pages>(props.queryKey, (data) => {
+      if (!data) return data;
+      const known = new Set(data.pages.flat().map((s) => s.id));
+      const fresh = pending.filter((s) => !known.has(s.id));
+      return { ...data, pages: [[...fresh, ...(data.pages[0] ?? [])], ...data.pages.slice(1)] };
+    });
+    setPending([]);
+    window.scrollTo({ top: 0 });
+    requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>('article')?.focus());
+  }, [pending, props.queryKey, qc]);
+
+  if (query.isPending) return <p class="loading" role="status">Loading…</p>;
+  if (query.isError && !query.data)
+    return (
+      <div class="error" role="alert">
+        <p>{describeError(query.error)}</p>
+        <button type="button" onClick={() => void query.refetch()}>
+          Try again
+        </button>
+      </div>
+    );
+  return (
+    <>
+      {pending.length > 0 && (
+        <button type="button" class="new-posts" onClick={showPending}>
+          {pending.length === 1 ? '1 new post' : `${pending.length} new posts`}
+        </button>
+      )}
+      {items.length === 0 && <p class="empty">{props.empty ?? 'Nothing here yet.'}</p>}
+      <div ref={listRef} role="feed" aria-label={props.label} aria-busy={query.isFetching} class="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+        {visible.map((row) => {
+          const status = items[row.index];
+          if (!status) return null;
+          return (
+            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} class="feed-row" style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)` }}>
+              <StatusView status={status} posinset={row.index + 1} setsize={query.hasNextPage ? -1 : items.length} />
+            </div>
+          );
+        })}
+      </div>
+      {query.isFetchingNextPage && <p class="loading" role="status">Loading more…</p>}
+      {query.isError && (
+        <div class="error" role="alert">
+          <p>{describeError(query.error)}</p>
+          <button type="button" onClick={() => void query.fetchNextPage()}>
+            Try again
+          </button>
+        </div>
+      )}
+    </>
+  );
+}
