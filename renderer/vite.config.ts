@@ -17,7 +17,8 @@ export default defineConfig({
     alias: { react: 'preact/compat', 'react-dom': 'preact/compat' },
   },
   build: {
-    outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
+    // HEARTH_RENDERER_OUT builds elsewhere (several people testing in one checkout); see api/http/app-shell.ts.
+    outDir: process.env.HEARTH_RENDERER_OUT ?? fileURLToPath(new URL('../dist/renderer', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
     modulePreload: { polyfill: false },

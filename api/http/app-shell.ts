@@ -41,8 +41,11 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json',
 };
 
-/** dist/renderer, found from this module whether it runs compiled (dist/api/http) or from source (api/http). */
+/** dist/renderer (or HEARTH_RENDERER_DIR), found from this module whether it runs compiled (dist/api/http) or from source (api/http). */
 function rendererDir(): string | null {
+  // A build elsewhere (HEARTH_RENDERER_DIR), as when developing the app beside a running server.
+  const given = process.env.HEARTH_RENDERER_DIR;
+  if (given) return existsSync(join(given, 'index.html')) ? given : null;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const candidate = join(dir, 'dist', 'renderer');

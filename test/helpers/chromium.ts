@@ -44,10 +44,9 @@ export async function openPage(browser: Browser, options: { colorScheme?: 'light
     else if (!/Failed to load resource/.test(text)) found.errors.push(`console: ${text}`);
   });
   await context.exposeBinding('__hearthCsp', (_source, text: string) => void found.cspViolations.push(text));
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { __hearthCsp(t: string): void }).__hearthCsp(`${e.violatedDirective} ${e.blockedURI}`);
-    });
+  // Runs in the page (a string: the test code has no DOM types).
+  await context.addInitScript({
+    content: "document.addEventListener('securitypolicyviolation', (e) => window.__hearthCsp(e.violatedDirective + ' ' + e.blockedURI));",
   });
   return { context, page };
 }
