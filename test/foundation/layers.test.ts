@@ -10,9 +10,18 @@ function sources(dir: string): string[] {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (name.endsWith('.ts')) out.push(path);
+    else if (name.endsWith('.ts') || name.endsWith('.tsx')) out.push(path);
   }
   return out;
+}
+
+/** Every module a file imports for its value (not `import type`), relative or bare, as written. */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const statics = [...text.matchAll(/^\s*import\s+(?!type\b)[^'"]*?from\s*'([^']+)'/gm)].map((m) => m[1] as string);
+  const bare = [...text.matchAll(/^\s*import\s*'([^']+)'/gm)].map((m) => m[1] as string);
+  const dynamic = [...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1] as string);
+  return [...statics, ...bare, ...dynamic];
 }
 
 /** Every relative module a file imports (static and dynamic), as paths from the repository root. */
@@ -42,7 +51,23 @@ describe('layers', () => {
     expect(offending).toEqual([]);
   });
 
+  it('the app (renderer) reaches the server only over HTTP: no value imports of api/, relay/, electron/ or Node', () => {
+    const offending = sources(join(root, 'renderer', 'src')).flatMap((file) =>
+      valueImportsOf(file)
+        .filter((spec) => {
+          if (spec.startsWith('node:') || spec === 'electron') return true;
+          if (!spec.startsWith('.')) return false;
+          const target = relative(root, resolve(dirname(file), spec));
+          return !target.startsWith('renderer/');
+        })
+        .map((spec) => `${relative(root, file)} -> ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
   it('sees the imports it checks (the check itself works)', () => {
+    expect(valueImportsOf(join(root, 'renderer/src/app.tsx'))).toContain('./api/client');
+    expect(valueImportsOf(join(root, 'renderer/src/routes.tsx'))).toContain('./screens/timelines/home');
     expect(importsOf(join(root, 'api/relay/index.ts'))).toContain('relay/protocol.js');
     expect(importsOf(join(root, 'relay/server.ts'))).toContain('relay/store/index.js');
   });
