@@ -70,21 +70,33 @@ function setPageHeaders(res: Parameters<RequestHandler>[1]): void {
 export function appShell(): RequestHandler {
   const dir = rendererDir();
   let page: Buffer | null = null;
-  const assets = new Map<string, Buffer>();
+  /** Each asset as read, with the brotli and gzip copies the build wrote beside it (scripts/compress-app.mjs). */
+  const assets = new Map<string, { raw: Buffer; br: Buffer | null; gzip: Buffer | null }>();
+  const readIf = (path: string) => (existsSync(path) ? readFileSync(path) : null);
   return (req, res, next) => {
     if (!dir || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
     if (req.path.startsWith('/assets/')) {
       const file = normalize(join(dir, req.path));
       // A path that climbs out of the assets folder (encoded dots) is simply not found.
-      if (!file.startsWith(join(dir, 'assets') + sep) || !existsSync(file) || !statSync(file).isFile()) return next();
+      if (!file.startsWith(join(dir, 'assets') + sep) || /\.(br|gz)$/.test(file) || !existsSync(file) || !statSync(file).isFile()) return next();
       const ext = file.slice(file.lastIndexOf('.'));
       res.setHeader('Content-Type', TYPES[ext] ?? 'application/octet-stream');
       res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
       res.setHeader('X-Content-Type-Options', 'nosniff');
-      let body = assets.get(file);
-      if (!body) {
-        body = readFileSync(file);
-        assets.set(file, body);
+      let entry = assets.get(file);
+      if (!entry) {
+        entry = { raw: readFileSync(file), br: readIf(`${file}.br`), gzip: readIf(`${file}.gz`) };
+        assets.set(file, entry);
+      }
+      const accepts = String(req.headers['accept-encoding'] ?? '');
+      let body = entry.raw;
+      res.setHeader('Vary', 'Accept-Encoding');
+      if (entry.br && /\bbr\b/.test(accepts)) {
+        body = entry.br;
+        res.setHeader('Content-Encoding', 'br');
+      } else if (entry.gzip && /\bgzip\b/.test(accepts)) {
+        body = entry.gzip;
+        res.setHeader('Content-Encoding', 'gzip');
       }
       res.setHeader('Content-Length', String(body.length));
       return res.status(200).end(req.method === 'HEAD' ? undefined : body);

@@ -20,6 +20,11 @@ describe('the app at /', () => {
     const js = await fetch(`${inst.url}${asset}`);
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toContain('immutable');
+    // Compressed as the client accepts (fetch decodes it: same bytes as the plain copy).
+    expect(js.headers.get('content-encoding')).toBe('br');
+    const plain = await fetch(`${inst.url}${asset}`, { headers: { 'Accept-Encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toBe(await js.text());
     // The app's own routes get the page; API paths and non-HTML requests keep their JSON 404.
     expect((await fetch(`${inst.url}/@alice/123`, { headers: { Accept: 'text/html' } })).headers.get('content-type')).toContain('text/html');
     const api = await fetch(`${inst.url}/api/v1/nothing`, { headers: { Accept: 'text/html' } });

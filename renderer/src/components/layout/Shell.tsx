@@ -2,6 +2,7 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useLocation } from 'preact-iso';
 import { useApi } from '../../api/client';
 import { AccountMenu } from './AccountMenu';
+import { Shortcuts } from './Shortcuts';
 import { useUnreadNotifications } from './unread';
 
 const LINKS: { href: string; label: string }[] = [
@@ -58,6 +59,7 @@ export function Shell(props: { children: ComponentChildren }): JSX.Element {
       <main id="content" tabIndex={-1}>
         {props.children}
       </main>
+      <Shortcuts />
     </div>
   );
 }
