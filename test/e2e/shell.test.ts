@@ -17,7 +17,7 @@ describe('the app at /', () => {
     const html = await page.text();
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1] ?? '';
-    const js = await fetch(`${inst.url}${asset}`);
+    const js = await fetch(`${inst.url}${asset}`, { headers: { 'Accept-Encoding': 'br, gzip' } });
     expect(js.status).toBe(200);
     expect(js.headers.get('cache-control')).toContain('immutable');
     // Compressed as the client accepts (fetch decodes it: same bytes as the plain copy).
