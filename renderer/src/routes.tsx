@@ -2,6 +2,8 @@ import type { JSX } from 'preact';
 import { lazy, Route, Router } from 'preact-iso';
 import { Callback } from './screens/callback';
 import { NotFound } from './screens/not-found';
+// The first screen is in the main chunk: opening the app costs no second round of fetches.
+import { Home } from './screens/timelines/home';
 
 /*
  * The route table. Each screen is its own chunk, loaded when first visited, so the first screen
@@ -9,7 +11,6 @@ import { NotFound } from './screens/not-found';
  * Accounts and threads live at /@acct and /@acct/:id, as on Mastodon's web UI.
  */
 
-const Home = lazy(() => import('./screens/timelines/home').then((m) => m.Home));
 const Local = lazy(() => import('./screens/timelines/public').then((m) => m.Local));
 const Federated = lazy(() => import('./screens/timelines/public').then((m) => m.Federated));
 const Hashtag = lazy(() => import('./screens/timelines/hashtag').then((m) => m.Hashtag));
