@@ -9,6 +9,7 @@ import type { RelayConnector } from './relay/index.js';
 import type { Deps } from './core/deps.js';
 import { Events } from './core/events.js';
 import { startScheduler, type Scheduler } from './core/jobs/scheduler.js';
+import { startImports, type ImportJob } from './core/imports/runner.js';
 import { installLists } from './core/lists/install.js';
 import { installMail } from './core/mail/install.js';
 import { installMedia } from './core/media/install.js';
@@ -139,7 +140,7 @@ export async function createApp(given: Config): Promise<HearthApp> {
   }
   app.use(streamingHttp(deps));
   app.use(routes.router);
-  app.use(appShell());
+  app.use(appShell(config.origin ?? null));
   app.use(notFoundHandler);
   app.use(errorHandler);
 
@@ -149,6 +150,7 @@ export async function createApp(given: Config): Promise<HearthApp> {
   let stopStreaming: (() => void) | null = null;
   let remoteMedia: RemoteMediaCache | null = null;
   let relay: RelayConnector | null = null;
+  let imports: ImportJob | null = null;
   const startHttps = async () => {
     const { startHttpsListener } = await import('./tls/listener.js');
     httpsListener = await startHttpsListener(app, config);
@@ -183,6 +185,8 @@ export async function createApp(given: Config): Promise<HearthApp> {
           // Timed work (scheduled statuses, poll expiry) starts once the instance serves.
           scheduler ??= startScheduler(deps);
           remoteMedia ??= startRemoteMediaCache(deps);
+          // Imports (moving house) go on where the last run left them.
+          imports ??= startImports(deps);
           // The connector first: the federation's requests go through it from the start.
           if (enrolment && federation && relayModule) {
             const localUrl = local.replace('0.0.0.0', '127.0.0.1');
@@ -221,6 +225,9 @@ export async function createApp(given: Config): Promise<HearthApp> {
       });
     },
     async close() {
+      // The import job drops its lookups in flight before federation and the database go.
+      imports?.stop();
+      imports = null;
       // First the relay's intake: no more replayed deliveries, and the cache publisher (which reads
       // from the listener about to close) stops, so that deliveries no longer wait for it.
       await relay?.pause();

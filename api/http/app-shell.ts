@@ -12,22 +12,29 @@ import type { RequestHandler } from 'express';
  * media is served through this instance, so the app never contacts another server), no framing.
  */
 
-/** The Content-Security-Policy of the app's page. */
-export const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "worker-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+/**
+ * The Content-Security-Policy of the app's page. With a public origin, the URLs the API gives for
+ * media (avatars, attachments, emojis) are built on it, so images and media may also come from
+ * there when the app is opened at a local address.
+ */
+export function appCsp(origin: string | null = null): string {
+  const media = origin ? ` ${new URL(origin).origin}` : '';
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src 'self' data: blob:${media}`,
+    `media-src 'self' blob:${media}`,
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "frame-src 'none'",
+    "worker-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
 
 /** Paths that belong to the server (API, OAuth, federation, media, pages): never the app's page. */
 const SERVER_PATHS = /^\/(api|oauth|auth|\.well-known|nodeinfo|users|inbox|system|media|media_proxy|avatars|headers|health|setup|streaming|packs|share|interact|authorize_interaction)(\/|$)/;
@@ -55,8 +62,8 @@ function rendererDir(): string | null {
   return null;
 }
 
-function setPageHeaders(res: Parameters<RequestHandler>[1]): void {
-  res.setHeader('Content-Security-Policy', APP_CSP);
+function setPageHeaders(res: Parameters<RequestHandler>[1], csp: string): void {
+  res.setHeader('Content-Security-Policy', csp);
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');
@@ -65,10 +72,11 @@ function setPageHeaders(res: Parameters<RequestHandler>[1]): void {
 
 /**
  * The middleware that serves the app; mounted after every route and before the JSON 404. Without
- * a built app (dist/renderer missing) it passes every request on.
+ * a built app (dist/renderer missing) it passes every request on. `origin` is the public origin, if any.
  */
-export function appShell(): RequestHandler {
+export function appShell(origin: string | null = null): RequestHandler {
   const dir = rendererDir();
+  const csp = appCsp(origin);
   let page: Buffer | null = null;
   /** Each asset as read, with the brotli and gzip copies the build wrote beside it (scripts/compress-app.mjs). */
   const assets = new Map<string, { raw: Buffer; br: Buffer | null; gzip: Buffer | null }>();
@@ -103,7 +111,7 @@ export function appShell(): RequestHandler {
     }
     if (SERVER_PATHS.test(req.path) || !(req.headers.accept ?? '').includes('text/html')) return next();
     page ??= readFileSync(join(dir, 'index.html'));
-    setPageHeaders(res);
+    setPageHeaders(res, csp);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.status(200).end(req.method === 'HEAD' ? undefined : page);
   };
