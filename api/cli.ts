@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createApp, openDataDir } from './app.js';
+import { openDataDir } from './app.js';
 import { resolveConfig, type Config, type ConfigInput } from './config.js';
 import { createLocalUser } from './core/accounts/create.js';
 import type { Deps } from './core/deps.js';
@@ -154,26 +154,37 @@ function parseRole(value: string | undefined): UserRole {
   return role;
 }
 
-async function serve(config: Config): Promise<number> {
-  const app = await createApp(config);
-  const local = await app.listen();
-  console.log(`Hearth is listening on ${local}`);
-  if (app.https) {
-    console.log(`HTTPS for local clients: ${app.https.url}`);
-    const made = app.https.material.madeAuthority ? 'a new certificate authority, ' : '';
-    console.log(`  (${made}trust it once on each device: ${app.https.caFile}; see "HTTPS for local clients" in the README)`);
-  }
-  const origin = app.deps.config.origin;
-  console.log(origin ? `Public origin: ${origin}${config.relay ? ` (through the relay ${config.relay})` : ''}` : 'Local-only: no public origin is set, federation is off.');
+/**
+ * `hearth serve`: runs the server until SIGINT or SIGTERM. `POST /api/hearth/restart` restarts it
+ * in this process with the configuration read again (the first config is `config`; a restart reads
+ * the flags, the environment and the config file afresh).
+ */
+async function serve(config: Config, reload: () => Config): Promise<number> {
+  const { startServer } = await import('./serve.js');
   const { setupHint } = await import('./core/setup-hint.js');
-  const hint = setupHint(app.deps, local);
-  if (hint) console.log(hint);
+  let first = true;
+  const server = await startServer(
+    () => (first ? config : reload()),
+    (app, local, restarted) => {
+      first = false;
+      console.log(restarted ? `Hearth restarted, listening on ${local}` : `Hearth is listening on ${local}`);
+      if (app.https) {
+        console.log(`HTTPS for local clients: ${app.https.url}`);
+        const made = app.https.material.madeAuthority ? 'a new certificate authority, ' : '';
+        console.log(`  (${made}trust it once on each device: ${app.https.caFile}; see "HTTPS for local clients" in the README)`);
+      }
+      const { origin, relay } = app.deps.config;
+      console.log(origin ? `Public origin: ${origin}${relay ? ` (through the relay ${relay})` : ''}` : 'Local-only: no public origin is set, federation is off.');
+      const hint = setupHint(app.deps, local);
+      if (hint) console.log(hint);
+    },
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await app.close();
+  await server.close();
   return 0;
 }
 
@@ -365,7 +376,7 @@ export async function main(argv: string[]): Promise<number> {
     const config = resolveConfig(configInput(flags));
     switch (command) {
       case 'serve':
-        return await serve(config);
+        return await serve(config, () => resolveConfig(configInput(flags)));
       case 'account':
         return await account(sub, parsed.positionals[2], flags, config);
       case 'emoji':

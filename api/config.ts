@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -72,6 +72,13 @@ export interface Config {
    * (`GET /api/hearth/mail`, `hearth mail list`) and nothing fails.
    */
   mail: MailConfig | null;
+  /** The JSON config file: the one read at start (`--config`, HEARTH_CONFIG, or `hearth.json` in the data directory), which the API writes settings into. */
+  configFile: string;
+  /**
+   * Whether the public origin or the relay came from a flag or the environment, which win over the
+   * config file: then choosing how the instance is reached through the API cannot take effect.
+   */
+  reachFromCommandLine: boolean;
 }
 
 /** How to reach the SMTP server (the config file's `mail` object, or HEARTH_SMTP_* variables). */
@@ -295,7 +302,45 @@ export function resolveConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = 
     httpsPort: httpsPortRaw === undefined || httpsPortRaw === null ? null : parsePort(httpsPortRaw, 0),
     httpsNames: parseHttpsNames(pick('httpsName', flags, fromEnv, fromFile)),
     mail: parseMail(flags.mail, fromEnv.mail, fromFile.mail),
+    configFile,
+    reachFromCommandLine: [flags.origin, fromEnv.origin, flags.relay, fromEnv.relay].some((v) => v !== undefined && v !== null && v !== ''),
   };
+}
+
+/**
+ * Writes settings into a JSON config file as `resolveConfig` reads it: the given keys are set (a
+ * value of `undefined` removes the key), every other key is kept as it was. The new file replaces
+ * the old one at once (written beside it, then renamed), keeps its permissions (owner-only for a
+ * new file: it may hold the SMTP password), and is pretty-printed. A file that is not a JSON
+ * object is an error, and is left alone.
+ */
+export function updateConfigFile(file: string, changes: Readonly<Record<string, unknown>>): void {
+  let current: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new Error(`cannot read config file ${file}: ${(err as Error).message}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`config file ${file} is not a JSON object`);
+    current = parsed as Record<string, unknown>;
+  }
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o600;
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode });
+    chmodSync(temporary, mode);
+    renameSync(temporary, file);
+  } catch (err) {
+    rmSync(temporary, { force: true });
+    throw err;
+  }
 }
 
 /** Checks a relay address: scheme, host and port only; https unless loopback federation is allowed. */

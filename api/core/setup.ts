@@ -34,6 +34,9 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return a === '::1' || /^127(\.\d{1,3}){3}$/.test(a);
 }
 
+/** Headers by which a proxy on this machine says it forwards someone else's request. */
+export const FORWARDING_HEADERS: readonly string[] = ['x-forwarded-for', 'forwarded', 'x-forwarded-host', 'x-real-ip'];
+
 /**
  * Whether a setup request may go ahead: it comes straight from a loopback address (the socket's
  * peer, never a forwarded header), or it carries the right setup token. A loopback peer that says
@@ -67,8 +70,10 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
  */
 export async function createOwner(deps: Deps, input: OwnerInput): Promise<{ userId: string; accountId: string }> {
   if (!needsSetup(deps)) throw notFound();
-  if (input.password !== input.passwordConfirmation) throw unprocessable("Password confirmation doesn't match Password");
-  if (input.email !== null && !EMAIL.test(input.email)) throw unprocessable('Email is invalid');
+  if (input.password !== input.passwordConfirmation) {
+    throw unprocessable("Password confirmation doesn't match Password", { details: { password_confirmation: [{ error: 'ERR_CONFIRMATION', description: "doesn't match Password" }] } });
+  }
+  if (input.email !== null && !EMAIL.test(input.email)) throw unprocessable('Email is invalid', { details: { email: [{ error: 'ERR_INVALID', description: 'is invalid' }] } });
   const prepared = await prepareLocalUser({ username: input.username, email: input.email, password: input.password, role: 'owner', approved: true });
   const created = deps.db.transaction(() => {
     if (!needsSetup(deps)) throw notFound();

@@ -1,4 +1,4 @@
-import { createOwner, needsSetup, setupAllowed, setupToken } from '../core/setup.js';
+import { createOwner, FORWARDING_HEADERS, needsSetup, setupAllowed, setupToken } from '../core/setup.js';
 import { ApiError } from '../util/errors.js';
 import { sendPage } from './pages/layout.js';
 import { setupDonePage, setupFormPage } from './pages/setup.js';
@@ -16,7 +16,7 @@ function guard(ctx: Ctx): boolean {
   }
   const allowed = setupAllowed({
     remoteAddress: ctx.req.socket.remoteAddress,
-    forwarded: ['x-forwarded-for', 'forwarded', 'x-forwarded-host', 'x-real-ip'].some((h) => ctx.req.headers[h] !== undefined),
+    forwarded: FORWARDING_HEADERS.some((h) => ctx.req.headers[h] !== undefined),
     givenToken: field(ctx.input, 'token'),
     expectedToken: setupToken(ctx.deps),
   });
