@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { localMediaUrl } from '../media/local';
 import { sanitizeHtml, type EmojiLike } from './sanitize';
 
 /** A mention or tag the content links to, so that clicking it stays in the app. */
@@ -46,7 +47,8 @@ export function Emojify(props: { text: string; emojis?: readonly EmojiLike[] }):
     let last = 0;
     for (const match of props.text.matchAll(/:([a-zA-Z0-9_]{2,}):/g)) {
       const emoji = byCode.get(match[1] ?? '');
-      if (!emoji || match.index === undefined) continue;
+      // An emoji whose picture is not here yet stays as its :shortcode: text.
+      if (!emoji || match.index === undefined || !localMediaUrl(emoji.url)) continue;
       if (match.index > last) out.push(props.text.slice(last, match.index));
       out.push(emoji);
       last = match.index + match[0].length;

@@ -1,4 +1,5 @@
 import DOMPurify from 'dompurify';
+import { localMediaUrl } from '../media/local';
 
 /**
  * The second line of defence for remote HTML: the instance sanitized it on the way in, and it is
@@ -49,7 +50,8 @@ function emojifyTree(root: DocumentFragment | Element, emojis: readonly EmojiLik
     const parts: Node[] = [];
     while ((match = re.exec(value))) {
       const emoji = byCode.get(match[1] ?? '');
-      if (!emoji) continue;
+      // An emoji whose picture is not here yet stays as its :shortcode: text.
+      if (!emoji || !localMediaUrl(animate ? emoji.url : emoji.staticUrl)) continue;
       if (match.index > last) parts.push(document.createTextNode(value.slice(last, match.index)));
       parts.push(emojiImage(emoji, animate));
       last = match.index + match[0].length;

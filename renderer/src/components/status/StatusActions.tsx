@@ -1,5 +1,6 @@
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
+import { useLocation } from 'preact-iso';
 import { useStatusAction } from '../../api/optimistic';
 
 type Status = mastodon.v1.Status;
@@ -11,15 +12,18 @@ function count(n: number): string {
 
 /**
  * Reply, boost, favourite and bookmark, each applied optimistically and put back on failure.
- * Buttons are toggles (`aria-pressed`) named for what they do.
+ * Buttons are toggles (`aria-pressed`) named for what they do. Reply opens the composer
+ * (`/compose?in_reply_to=ID`) unless the screen handles it.
  */
 export function StatusActions(props: { status: Status; onReply?: (s: Status) => void }): JSX.Element {
   const s = props.status;
   const act = useStatusAction();
+  const { route } = useLocation();
+  const reply = props.onReply ?? ((x: Status) => route(`/compose?in_reply_to=${encodeURIComponent(x.id)}`));
   const canBoost = s.visibility === 'public' || s.visibility === 'unlisted';
   return (
     <div class="status-actions" role="group" aria-label="Actions">
-      <button type="button" class="action-reply" aria-label="Reply" onClick={() => props.onReply?.(s)}>
+      <button type="button" class="action-reply" aria-label="Reply" onClick={() => reply(s)}>
         <span aria-hidden="true">↩</span> {count(s.repliesCount)}
       </button>
       <button

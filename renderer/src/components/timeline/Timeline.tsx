@@ -6,10 +6,14 @@ import { useApi, type Api } from '../../api/client';
 import { removeStatusEverywhere, updateStatusEverywhere } from '../../api/cache';
 import { describeError } from '../../api/errors';
 import { StatusView } from '../status/Status';
+import { matchedFilters, type FilterContext } from '../status/preferences';
+import { newerId } from './ids';
+import { useFeedKeys } from './useFeedKeys';
 import { useWindowVirtualizer } from './useWindowVirtualizer';
+import './timeline.css';
 
 type Status = mastodon.v1.Status;
-type Pages = InfiniteData<Status[], string | undefined>;
+type Pages = InfiniteData<Status[], string | number | undefined>;
 
 /** How a timeline gets live updates: a masto streaming subscription (user, public, hashtag, list…). */
 export type StreamOpener = (api: Api) => mastodon.streaming.Subscription;
@@ -19,8 +23,17 @@ export interface TimelineProps {
   /** The feed's accessible name ("Home", "Local"…). */
   label: string;
   queryKey: QueryKey;
-  /** One page, older than `maxId` when given. */
-  fetchPage: (api: Api, maxId: string | undefined) => PromiseLike<Status[]>;
+  /** One page, older than `maxId` when given (timelines paged by status id). */
+  fetchPage?: (api: Api, maxId: string | undefined) => PromiseLike<Status[]>;
+  /**
+   * For lists paged by their Link headers instead (bookmarks, favourites: their order is not the
+   * posts' ids): masto's paginator, read one page at a time.
+   */
+  paginate?: (api: Api) => mastodon.Paginator<Status[], unknown>;
+  /** Where the posts are shown, for filters (default `home`). */
+  context?: FilterContext;
+  /** The newest post read before (the home read marker): a line shows where the reader left off. */
+  markerId?: string | null;
   /** Live updates; new posts wait behind the "n new posts" bar until the reader asks for them. */
   stream?: StreamOpener;
   /** Called with the newest post the reader has seen at the top (read markers). */
@@ -39,14 +52,24 @@ export interface TimelineProps {
 export function Timeline(props: TimelineProps): JSX.Element {
   const api = useApi();
   const qc = useQueryClient();
+  const context = props.context ?? 'home';
+  // The Link-header pager: page 0 starts a fresh one (a refetch re-reads pages 0, 1, 2… in order).
+  const pager = useRef<AsyncIterator<Status[], undefined, unknown> | null>(null);
   const query = useInfiniteQuery({
     queryKey: props.queryKey,
-    queryFn: async ({ pageParam }) => props.fetchPage(api, pageParam),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (last) => (last.length > 0 ? last[last.length - 1]?.id : undefined),
+    queryFn: async ({ pageParam }): Promise<Status[]> => {
+      if (props.paginate) {
+        if (pageParam === 0 || !pager.current) pager.current = props.paginate(api)[Symbol.asyncIterator]();
+        const next = await pager.current.next();
+        return next.done ? [] : next.value;
+      }
+      return props.fetchPage ? props.fetchPage(api, typeof pageParam === 'string' ? pageParam : undefined) : [];
+    },
+    initialPageParam: (props.paginate ? 0 : undefined) as string | number | undefined,
+    getNextPageParam: (last, pages) => (last.length === 0 ? undefined : props.paginate ? pages.length : last[last.length - 1]?.id),
   });
   const all = useMemo(() => query.data?.pages.flat() ?? [], [query.data]);
-  const items = useMemo(() => (props.keep ? all.filter(props.keep) : all), [all, props.keep]);
+  const items = useMemo(() => all.filter((s) => !matchedFilters(s.reblog ?? s, context).hide && (!props.keep || props.keep(s))), [all, props.keep, context]);
   const [pending, setPending] = useState<Status[]>([]);
   const listRef = useRef<HTMLDivElement>(null);
   const [margin, setMargin] = useState(0);
@@ -67,11 +90,49 @@ export function Timeline(props: TimelineProps): JSX.Element {
     if (lastIndex >= items.length - 5 && query.hasNextPage && !query.isFetchingNextPage) void query.fetchNextPage();
   }, [lastIndex, items.length, query.hasNextPage, query.isFetchingNextPage]);
 
-  const firstIndex = visible[0]?.index;
+  const moveTo = useCallback(
+    (index: number) => {
+      if (index >= items.length - 1 && query.hasNextPage && !query.isFetchingNextPage) void query.fetchNextPage();
+      virtualizer.scrollToIndex(index, { align: 'auto' });
+      let tries = 0;
+      const focus = () => {
+        const el = listRef.current?.querySelector<HTMLElement>(`article[aria-posinset="${index + 1}"]`);
+        if (el) {
+          el.focus({ preventScroll: true });
+          el.scrollIntoView({ block: 'nearest' });
+        } else if (tries++ < 10) requestAnimationFrame(focus);
+      };
+      requestAnimationFrame(focus);
+    },
+    [items.length, query.hasNextPage, query.isFetchingNextPage, virtualizer],
+  );
+  useFeedKeys(useCallback(() => listRef.current, []), items.length, moveTo);
+  const markerId = props.markerId;
+  const markerIndex = markerId ? items.findIndex((s) => s.id === markerId) : -1;
+  const oldest = items[items.length - 1];
+  // The marker may be further down than what has loaded: then the jump loads pages until it is there.
+  const markerBelow = markerId && markerIndex === -1 && oldest && newerId(oldest.id, markerId) && query.hasNextPage;
+  const jumpToMarker = useCallback(async () => {
+    let data = query.data;
+    for (let page = 0; markerId && page < 10; page++) {
+      const index = (data?.pages.flat() ?? []).filter((s) => !matchedFilters(s.reblog ?? s, context).hide && (!props.keep || props.keep(s))).findIndex((s) => s.id === markerId);
+      if (index >= 0) {
+        // The list re-renders with the new pages first; then the row can be scrolled to.
+        requestAnimationFrame(() => moveTo(index));
+        return;
+      }
+      const next = await query.fetchNextPage();
+      if (!next.hasNextPage && next.data === data) return;
+      data = next.data;
+    }
+  }, [query, markerId, context, props.keep, moveTo]);
+
+  // The first post at least partly in view (not the first rendered: a few above are overscan).
+  const firstIndex = visible.find((row) => row.end > window.scrollY)?.index ?? visible[0]?.index;
   useEffect(() => {
     const top = firstIndex !== undefined ? items[firstIndex] : undefined;
     if (top && props.onTopSeen) props.onTopSeen(top.id);
-  }, [firstIndex, items]);
+  }, [firstIndex, items, props.onTopSeen]);
 
   // Live updates: new posts wait; deletions and edits apply at once.
   const stream = props.stream;
@@ -128,6 +189,11 @@ export function Timeline(props: TimelineProps): JSX.Element {
           {pending.length === 1 ? '1 new post' : `${pending.length} new posts`}
         </button>
       )}
+      {((markerIndex > 0 && (firstIndex ?? 0) < markerIndex) || markerBelow) && (
+        <button type="button" class="jump-marker" onClick={() => void jumpToMarker()}>
+          Jump to where you left off
+        </button>
+      )}
       {items.length === 0 && <p class="empty">{props.empty ?? 'Nothing here yet.'}</p>}
       <div ref={listRef} role="feed" aria-label={props.label} aria-busy={query.isFetching} class="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
         {visible.map((row) => {
@@ -135,7 +201,8 @@ export function Timeline(props: TimelineProps): JSX.Element {
           if (!status) return null;
           return (
             <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} class="feed-row" style={{ transform: `translateY(${row.start - virtualizer.options.scrollMargin}px)` }}>
-              <StatusView status={status} posinset={row.index + 1} setsize={query.hasNextPage ? -1 : items.length} />
+              {row.index === markerIndex && row.index > 0 && <p class="read-marker">You left off here</p>}
+              <StatusView status={status} posinset={row.index + 1} setsize={query.hasNextPage ? -1 : items.length} context={context} />
             </div>
           );
         })}

@@ -11,6 +11,7 @@ export function Local(): JSX.Element {
         queryKey={['timeline', 'local']}
         fetchPage={(api, maxId) => api.rest.v1.timelines.public.list({ limit: 20, maxId, local: true })}
         stream={(api) => api.streaming().public.local.subscribe()}
+        context="public"
       />
     </section>
   );
@@ -26,6 +27,7 @@ export function Federated(): JSX.Element {
         queryKey={['timeline', 'federated']}
         fetchPage={(api, maxId) => api.rest.v1.timelines.public.list({ limit: 20, maxId })}
         stream={(api) => api.streaming().public.subscribe()}
+        context="public"
       />
     </section>
   );
