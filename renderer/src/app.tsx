@@ -25,7 +25,8 @@ export function App(): JSX.Element {
       <OfflineBanner />
       {api ? (
         <ApiContext.Provider value={api}>
-          <QueryClientProvider client={queryClient}>
+          {/* Keyed by account: switching remounts every screen, so no query or state of one person lingers. */}
+          <QueryClientProvider key={account?.id} client={queryClient}>
             <Shell>
               <SignedInRoutes />
             </Shell>

@@ -121,17 +121,41 @@ export async function completeSignIn(search: string): Promise<string> {
   });
   const body = (await res.json().catch(() => ({}))) as { access_token?: string; scope?: string; error_description?: string };
   if (!res.ok || !body.access_token) throw new Error(body.error_description ?? 'The instance did not accept this sign-in. Please try again.');
-  const token = { accessToken: body.access_token, scope: body.scope ?? SCOPES };
-  const me = await createRestAPIClient({ url: location.origin, accessToken: token.accessToken }).v1.accounts.verifyCredentials();
+  await storeSignedIn(body.access_token, body.scope ?? SCOPES);
+  return pending.returnTo.startsWith('/') && !pending.returnTo.startsWith('//') ? pending.returnTo : '/';
+}
+
+/**
+ * Loads the account a user token belongs to and keeps it as the active account on this device.
+ * Fails (with the instance's status) when the token cannot be used yet, e.g. a sign-up waiting
+ * for approval or for its e-mail address to be confirmed.
+ */
+export async function storeSignedIn(accessToken: string, scope: string): Promise<void> {
+  const me = await createRestAPIClient({ url: location.origin, accessToken }).v1.accounts.verifyCredentials();
   addAccount({
     id: me.id,
     acct: me.acct,
     displayName: me.displayName || me.username,
     avatar: me.avatar,
-    accessToken: token.accessToken,
-    scope: token.scope,
+    accessToken,
+    scope,
   });
-  return pending.returnTo.startsWith('/') && !pending.returnTo.startsWith('//') ? pending.returnTo : '/';
+}
+
+/**
+ * An app token (client_credentials grant) for the calls an app makes before anyone is signed in,
+ * such as signing up through `POST /api/v1/accounts`, as Mastodon clients do.
+ */
+export async function appAccessToken(): Promise<string> {
+  const app = await registeredApp();
+  const res = await fetch('/oauth/token', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: app.redirectUri, scope: 'write' }),
+  });
+  const body = (await res.json().catch(() => ({}))) as { access_token?: string; error_description?: string };
+  if (!res.ok || !body.access_token) throw new Error(body.error_description ?? 'The instance did not let this app sign you up. Please try again.');
+  return body.access_token;
 }
 
 /** Revokes a token at the instance (signing out); a failure to reach it still signs out here. */
