@@ -110,7 +110,11 @@ export function appShell(origin: string | null = null): RequestHandler {
       return res.status(200).end(req.method === 'HEAD' ? undefined : body);
     }
     if (SERVER_PATHS.test(req.path) || !(req.headers.accept ?? '').includes('text/html')) return next();
-    page ??= readFileSync(join(dir, 'index.html'));
+    // The public origin goes into the page (a meta tag: no script), so the app knows that media
+    // URLs built on it are the instance's own too.
+    page ??= Buffer.from(
+      readFileSync(join(dir, 'index.html'), 'utf8').replace('<head>', `<head>\n    <meta name="hearth-origin" content="${origin ? new URL(origin).origin : ''}">`),
+    );
     setPageHeaders(res, csp);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.status(200).end(req.method === 'HEAD' ? undefined : page);

@@ -12,11 +12,13 @@ const LINKS: { href: string; label: string }[] = [
   { href: '/public/local', label: 'Local' },
   { href: '/public', label: 'Federated' },
   { href: '/search', label: 'Search' },
+  { href: '/people', label: 'People' },
   { href: '/bookmarks', label: 'Bookmarks' },
   { href: '/favourites', label: 'Favourites' },
   { href: '/lists', label: 'Lists' },
   { href: '/scheduled', label: 'Scheduled posts' },
   { href: '/settings', label: 'Settings' },
+  { href: '/connection', label: 'Connection' },
 ];
 
 /**
