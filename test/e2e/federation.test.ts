@@ -46,7 +46,7 @@ describe('the app, federating', () => {
 
     // The home timeline is open when bob posts on his server: the post arrives over streaming.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home' }).click();
-    await page.getByRole('feed', { name: 'Home' }).waitFor();
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
     const post = (await bob.client.post('/api/v1/statuses', { status: 'Hello from the other server' })).body as { id: string; uri: string };
     await page.getByRole('button', { name: '1 new post' }).click({ timeout: 20_000 });
     const article = page.getByRole('feed', { name: 'Home' }).getByRole('article').filter({ hasText: 'Hello from the other server' });

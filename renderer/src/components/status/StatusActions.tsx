@@ -5,9 +5,12 @@ import { useStatusAction } from '../../api/optimistic';
 
 type Status = mastodon.v1.Status;
 
-/** The count beside an action, or nothing for zero. */
-function count(n: number): string {
-  return n > 0 ? String(n) : '';
+/**
+ * The count beside an action, outside its button (so that the button's name stays what it does,
+ * and what is seen is part of what is read), or nothing for zero.
+ */
+function count(n: number): JSX.Element | null {
+  return n > 0 ? <span class="action-count">{n}</span> : null;
 }
 
 /**
@@ -24,8 +27,9 @@ export function StatusActions(props: { status: Status; onReply?: (s: Status) => 
   return (
     <div class="status-actions" role="group" aria-label="Actions">
       <button type="button" class="action-reply" aria-label="Reply" onClick={() => reply(s)}>
-        <span aria-hidden="true">↩</span> {count(s.repliesCount)}
+        <span aria-hidden="true">↩</span>
       </button>
+      {count(s.repliesCount)}
       <button
         type="button"
         class="action-boost"
@@ -40,8 +44,9 @@ export function StatusActions(props: { status: Status; onReply?: (s: Status) => 
           )
         }
       >
-        <span aria-hidden="true">⟳</span> {count(s.reblogsCount)}
+        <span aria-hidden="true">⟳</span>
       </button>
+      {count(s.reblogsCount)}
       <button
         type="button"
         class="action-favourite"
@@ -55,8 +60,9 @@ export function StatusActions(props: { status: Status; onReply?: (s: Status) => 
           )
         }
       >
-        <span aria-hidden="true">★</span> {count(s.favouritesCount)}
+        <span aria-hidden="true">★</span>
       </button>
+      {count(s.favouritesCount)}
       <button
         type="button"
         class="action-bookmark"

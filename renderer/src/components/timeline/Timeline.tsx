@@ -195,7 +195,8 @@ export function Timeline(props: TimelineProps): JSX.Element {
         </button>
       )}
       {items.length === 0 && <p class="empty">{props.empty ?? 'Nothing here yet.'}</p>}
-      <div ref={listRef} role="feed" aria-label={props.label} aria-busy={query.isFetching} class="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
+      {/* An empty feed is no feed (ARIA wants articles in one): the element stays, for measuring. */}
+      <div ref={listRef} role={items.length > 0 ? 'feed' : undefined} aria-label={items.length > 0 ? props.label : undefined} aria-busy={query.isFetching} class="feed" style={{ height: `${virtualizer.getTotalSize()}px` }}>
         {visible.map((row) => {
           const status = items[row.index];
           if (!status) return null;

@@ -101,7 +101,8 @@ export function GroupList(props: { tab: string }): JSX.Element {
   return (
     <>
       {groups.length === 0 && <p class="empty">No notifications yet.</p>}
-      <div role="feed" aria-label={`Notifications: ${tab.label}`} aria-busy={query.isFetching} class="notification-feed">
+      {/* An empty feed is no feed (ARIA wants articles in one). */}
+      <div role={groups.length > 0 ? 'feed' : undefined} aria-label={groups.length > 0 ? `Notifications: ${tab.label}` : undefined} aria-busy={query.isFetching} class="notification-feed">
         {groups.map((g, i) => (
           <GroupRow
             key={g.groupKey}
