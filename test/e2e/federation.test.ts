@@ -45,9 +45,16 @@ describe('the app, federating', () => {
     expect(followers.map((f) => f.acct)).toContain(`alice@${a.domain}`);
 
     // The home timeline is open when bob posts on his server: the post arrives over streaming.
+    // (Its stream subscribes once the screen shows; the post is made after that.)
+    const subscribed = new Promise<void>((resolve) => {
+      page.on('websocket', (ws) => ws.on('framesent', (frame) => String(frame.payload).includes('"subscribe"') && resolve()));
+    });
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home' }).click();
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor();
+    await subscribed;
     const post = (await bob.client.post('/api/v1/statuses', { status: 'Hello from the other server' })).body as { id: string; uri: string };
+    // It reaches this instance by federation, then the open home timeline over streaming.
+    await eventually(async () => ((await alice.client.get('/api/v1/timelines/home')).body as { content: string }[]).some((s) => s.content.includes('Hello from the other server')), 20_000);
     await page.getByRole('button', { name: '1 new post' }).click({ timeout: 20_000 });
     const article = page.getByRole('feed', { name: 'Home' }).getByRole('article').filter({ hasText: 'Hello from the other server' });
     await article.waitFor();
