@@ -1,31 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { postStatus, useInstance } from '../helpers/fixtures.js';
-import { expectCleanPage, openPage, signInWithToken, useChromium } from '../helpers/chromium.js';
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/**
- * Runs axe-core in the page. It goes in through the DevTools protocol (page.evaluate), which the
- * page's CSP does not govern, so the app's own CSP stays as strict as in use.
- */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-}
+import { expectCleanPage, openPage, seriousA11yViolations, signInWithToken, useChromium } from '../helpers/chromium.js';
 
 /** The main screens, each with what shows it is ready. */
 const SCREENS: { path: (ids: { statusId: string }) => string; ready: (page: Page) => Promise<void>; name: string }[] = [
@@ -55,7 +31,7 @@ describe('accessibility of the main screens (axe-core)', () => {
       for (const screen of SCREENS) {
         await page.goto(`${inst.url}${screen.path({ statusId: status.id })}`);
         await screen.ready(page);
-        const violations = await seriousViolations(page);
+        const violations = await seriousA11yViolations(page);
         if (violations.length > 0) found[screen.name] = violations;
       }
       expect(found).toEqual({});

@@ -1,31 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { useInstance } from '../helpers/fixtures.js';
 import { ffmpeg } from '../media/helpers.js';
-import { expectCleanPage, openPage, signInWithToken, useChromium } from '../helpers/chromium.js';
+import { expectCleanPage, openPage, seriousA11yViolations, signInWithToken, useChromium } from '../helpers/chromium.js';
 
 /** A PNG of random pixels (it does not compress, so its upload takes a while on a throttled link). */
 async function noisePng(width: number, height: number): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
   for (let i = 0; i < pixels.length; i++) pixels[i] = Math.floor(Math.random() * 256);
   return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
-}
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** The serious and critical accessibility violations axe-core finds on the page. */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found = await page.evaluate(async () => {
-    // In the page; the test code has no DOM types, so the global is reached through globalThis.
-    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
-    const result = await axe.run();
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-  });
-  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.targets.join(', ')}`);
 }
 
 /** Attachments in the composer: the upload's progress, alt text, focal point, removal. */
@@ -137,7 +120,7 @@ describe('attaching media to a post', () => {
       const small = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 90, g: 20, b: 190 } } }).png().toBuffer();
       await page.getByLabel('Add media').setInputFiles({ name: 'purple.png', mimeType: 'image/png', buffer: small });
       await page.getByLabel('Alt text for attachment 1').waitFor({ timeout: 15_000 });
-      expect(await axeViolations(page)).toEqual([]);
+      expect(await seriousA11yViolations(page)).toEqual([]);
       expectCleanPage(page);
       await context.close();
     }

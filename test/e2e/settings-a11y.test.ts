@@ -1,26 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstance, type TestInstance, type TestUser } from '../helpers/instance.js';
 import { createUserWithRole } from '../helpers/roles.js';
-import { expectCleanPage, openPage, signInWithToken, useChromium } from '../helpers/chromium.js';
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical findings on the page (run through the DevTools protocol, outside the CSP). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate<AxeViolation[]>('axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)');
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
-}
+import { expectCleanPage, openPage, seriousA11yViolations, signInWithToken, useChromium } from '../helpers/chromium.js';
 
 /**
  * Every settings, staff and lists screen: where to start, then the sub-navigation links to follow
@@ -84,7 +65,7 @@ describe('accessibility of the settings, lists and staff screens (axe-core), bot
         for (const [link, ready] of scheme === 'light' ? tour.screens : tour.screens.slice(0, 1)) {
           if (link) await page.getByRole('navigation', { name: tour.nav }).getByRole('link', { name: link, exact: true }).click();
           await page.getByText(ready, { exact: true }).first().waitFor({ timeout: 15_000 });
-          const violations = await seriousViolations(page);
+          const violations = await seriousA11yViolations(page);
           if (violations.length > 0) found[page.url()] = violations;
         }
       }

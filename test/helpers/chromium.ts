@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { TestInstance, TestUser } from './instance.js';
@@ -106,4 +107,21 @@ export async function signInWithToken(page: Page, inst: TestInstance, user: Test
       localStorage.setItem('hearth.active', (JSON.parse(value) as { id: string }[])[0]?.id ?? '');
     }
   }, JSON.stringify([stored]));
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical findings on the page, one line each (rule, impact, help, where).
+ * axe goes in through the DevTools protocol (page.evaluate), which the page's CSP does not govern,
+ * so the app's own CSP stays as strict as in use.
+ */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate<{ id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[]>(
+    'axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)',
+  );
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.map(String).join(' ')).slice(0, 3).join(', ')}`);
 }

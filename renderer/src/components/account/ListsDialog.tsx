@@ -6,6 +6,7 @@ import { describeError } from '../../api/errors';
 import { Dialog } from '../dialog/Dialog';
 import './account.css';
 import { toast } from '../layout/toasts';
+import { ErrorRetry } from '../layout/ErrorRetry';
 
 type List = mastodon.v1.List;
 
@@ -37,12 +38,7 @@ export function ListsDialog(props: { account: Pick<mastodon.v1.Account, 'id' | '
         </p>
       )}
       {error && (
-        <div class="error" role="alert">
-          <p>{describeError(error)}</p>
-          <button type="button" onClick={() => void Promise.all([lists.refetch(), member.refetch()])}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={error} onRetry={() => Promise.all([lists.refetch(), member.refetch()])} />
       )}
       {lists.data && member.data && (
         <fieldset class="plain-fieldset">

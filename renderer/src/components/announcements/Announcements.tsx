@@ -8,6 +8,7 @@ import { Content } from '../html/Content';
 import { toast } from '../layout/toasts';
 import { RelativeTime } from '../time/RelativeTime';
 import './announcements.css';
+import { ErrorRetry } from '../layout/ErrorRetry';
 
 type Announcement = mastodon.v1.Announcement;
 const KEY = ['announcements'];
@@ -55,12 +56,7 @@ export function Announcements(): JSX.Element | null {
 
   if (query.isError)
     return (
-      <div class="error" role="alert">
-        <p>Announcements: {describeError(query.error)}</p>
-        <button type="button" onClick={() => void query.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={query.error} onRetry={() => query.refetch()} what="Announcements" />
     );
   const list = query.data ?? [];
   if (list.length === 0) return null;

@@ -14,6 +14,7 @@ import { emptyPoll, PollEditor } from './PollEditor';
 import { fromDraft, initialState, toDraft, type ComposeContext, type ComposeLimits, type ComposeState } from './state';
 import { cachePosted, submitPost, type Posted } from './submit';
 import './compose.css';
+import { ErrorRetry } from '../layout/ErrorRetry';
 
 /** What a composer may be told beyond what it writes. */
 export interface ComposerProps extends ComposeContext {
@@ -35,12 +36,7 @@ export function Composer(props: ComposerProps): JSX.Element {
   const failed = instance.error ?? prefs.error;
   if (failed)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(failed)}</p>
-        <button type="button" onClick={() => void Promise.all([instance.refetch(), prefs.refetch()])}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={failed} onRetry={() => Promise.all([instance.refetch(), prefs.refetch()])} />
     );
   if (!instance.data || !prefs.data)
     return (

@@ -1,5 +1,5 @@
 import type { ComponentChildren, JSX } from 'preact';
-import { describeError } from '../../api/errors';
+import { ErrorRetry } from './ErrorRetry';
 
 /*
  * Small pieces every settings and staff screen shares: the loading and error states of a query,
@@ -12,12 +12,7 @@ export function QueryState(props: { query: { isPending: boolean; isError: boolea
   if (q.isPending) return <p role="status">Loading {props.label}…</p>;
   if (q.isError)
     return (
-      <div role="alert" class="settings-error">
-        <p>{describeError(q.error)}</p>
-        <button type="button" onClick={() => void q.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={q.error} onRetry={() => q.refetch()} />
     );
   return <>{props.children()}</>;
 }

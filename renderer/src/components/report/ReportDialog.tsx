@@ -9,6 +9,7 @@ import { Content } from '../html/Content';
 import { toast } from '../layout/toasts';
 import { RelativeTime } from '../time/RelativeTime';
 import './report.css';
+import { ErrorRetry } from '../layout/ErrorRetry';
 
 type Category = 'spam' | 'legal' | 'violation' | 'other';
 
@@ -84,12 +85,7 @@ export function ReportDialog(props: { account: Pick<mastodon.v1.Account, 'id' | 
             <legend>Which rules are broken?</legend>
             {rules.isPending && <p role="status">Loading the rules…</p>}
             {rules.error && (
-              <div class="error" role="alert">
-                <p>{describeError(rules.error)}</p>
-                <button type="button" onClick={() => void rules.refetch()}>
-                  Try again
-                </button>
-              </div>
+              <ErrorRetry error={rules.error} onRetry={() => rules.refetch()} />
             )}
             {rules.data?.length === 0 && <p class="empty">This server has no rules.</p>}
             {rules.data?.map((r) => (
@@ -103,12 +99,7 @@ export function ReportDialog(props: { account: Pick<mastodon.v1.Account, 'id' | 
           <legend>Posts to attach</legend>
           {statuses.isPending && <p role="status">Loading posts…</p>}
           {statuses.error && (
-            <div class="error" role="alert">
-              <p>{describeError(statuses.error)}</p>
-              <button type="button" onClick={() => void statuses.refetch()}>
-                Try again
-              </button>
-            </div>
+            <ErrorRetry error={statuses.error} onRetry={() => statuses.refetch()} />
           )}
           {statuses.data?.length === 0 && <p class="empty">No posts.</p>}
           {statuses.data?.map((s) => (

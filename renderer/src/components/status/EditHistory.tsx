@@ -2,28 +2,23 @@ import { useQuery } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
 import { Dialog } from '../dialog/Dialog';
 import { Content, Emojify } from '../html/Content';
 import { RelativeTime } from '../time/RelativeTime';
+import { ErrorRetry } from '../layout/ErrorRetry';
 
 /** A dialog listing every version of an edited post, newest first (`/api/v1/statuses/:id/history`). */
-export function EditHistory(props: { status: mastodon.v1.Status; onClose: () => void }): JSX.Element {
+export function EditHistory(props: { statusId: string; onClose: () => void }): JSX.Element {
   const api = useApi();
-  const query = useQuery({ queryKey: ['history', props.status.id], queryFn: async (): Promise<mastodon.v1.StatusEdit[]> => await api.rest.v1.statuses.$select(props.status.id).history.list() });
+  const query = useQuery({ queryKey: ['history', props.statusId], queryFn: async (): Promise<mastodon.v1.StatusEdit[]> => await api.rest.v1.statuses.$select(props.statusId).history.list() });
   const versions = [...(query.data ?? [])].reverse();
   return (
     <Dialog title="Edit history" onClose={props.onClose}>
       {query.isPending && <p role="status">Loading…</p>}
       {query.isError && (
-        <div class="error" role="alert">
-          <p>{describeError(query.error)}</p>
-          <button type="button" onClick={() => void query.refetch()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={query.error} onRetry={() => query.refetch()} />
       )}
-      <ol class="edit-history">
+      <ol class="edit-history" aria-label="Versions">
         {versions.map((v, i) => (
           <li key={v.createdAt + i}>
             <p class="edit-when">

@@ -76,7 +76,7 @@ export function StatusActions(props: { status: Status; onReply?: (s: Status) => 
           )
         }
       >
-        <span aria-hidden="true">🔖</span>
+        <span aria-hidden="true">⚑</span>
       </button>
     </div>
   );

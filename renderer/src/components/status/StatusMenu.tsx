@@ -157,7 +157,7 @@ export function StatusMenu(props: { status: Status }): JSX.Element {
           </div>
         </Dialog>
       )}
-      {dialog === 'history' && <EditHistory status={s} onClose={() => setDialog(null)} />}
+      {dialog === 'history' && <EditHistory statusId={s.id} onClose={() => setDialog(null)} />}
     </div>
   );
 }

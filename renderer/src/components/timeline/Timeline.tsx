@@ -4,13 +4,13 @@ import type { JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useApi, type Api } from '../../api/client';
 import { removeStatusEverywhere, updateStatusEverywhere } from '../../api/cache';
-import { describeError } from '../../api/errors';
 import { StatusView } from '../status/Status';
 import { matchedFilters, type FilterContext } from '../status/preferences';
 import { newerId } from './ids';
 import { useFeedKeys } from './useFeedKeys';
 import { useWindowVirtualizer } from './useWindowVirtualizer';
 import './timeline.css';
+import { ErrorRetry } from '../layout/ErrorRetry';
 
 type Status = mastodon.v1.Status;
 type Pages = InfiniteData<Status[], string | number | undefined>;
@@ -175,12 +175,7 @@ export function Timeline(props: TimelineProps): JSX.Element {
   if (query.isPending) return <p class="loading" role="status">Loading…</p>;
   if (query.isError && !query.data)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(query.error)}</p>
-        <button type="button" onClick={() => void query.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={query.error} onRetry={() => query.refetch()} />
     );
   return (
     <>
@@ -210,12 +205,7 @@ export function Timeline(props: TimelineProps): JSX.Element {
       </div>
       {query.isFetchingNextPage && <p class="loading" role="status">Loading more…</p>}
       {query.isError && (
-        <div class="error" role="alert">
-          <p>{describeError(query.error)}</p>
-          <button type="button" onClick={() => void query.fetchNextPage()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={query.error} onRetry={() => query.fetchNextPage()} />
       )}
     </>
   );

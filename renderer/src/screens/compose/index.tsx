@@ -4,13 +4,13 @@ import type { JSX } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
 import { Composer } from '../../components/compose/Composer';
-import { EditHistoryDialog } from '../../components/compose/EditHistoryDialog';
+import { EditHistory } from '../../components/status/EditHistory';
 import type { Redraft } from '../../components/compose/state';
 import type { Posted } from '../../components/compose/submit';
 import { toast } from '../../components/layout/toasts';
 import { StatusView, threadPath } from '../../components/status/Status';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Status = mastodon.v1.Status;
 
@@ -68,12 +68,7 @@ export function ComposeScreen(_props: Record<string, unknown>): JSX.Element {
       <h1 id="screen-title">{title}</h1>
       {query.redraft && !redraft && <p role="status">The deleted post could not be found; you can write a new one.</p>}
       {failed ? (
-        <div class="error" role="alert">
-          <p>{describeError(failed)}</p>
-          <button type="button" onClick={() => void (relatedQuery.error ? relatedQuery.refetch() : edited.refetch())}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={failed} onRetry={() => (relatedQuery.error ? relatedQuery.refetch() : edited.refetch())} />
       ) : waiting ? (
         <p class="loading" role="status">
           Loading…
@@ -90,7 +85,7 @@ export function ComposeScreen(_props: Record<string, unknown>): JSX.Element {
               Edit history
             </button>
           )}
-          {showHistory && editId && <EditHistoryDialog statusId={editId} onClose={() => setShowHistory(false)} />}
+          {showHistory && editId && <EditHistory statusId={editId} onClose={() => setShowHistory(false)} />}
           <Composer
             key={`${replyId}-${quoteId}-${editId}-${redraft?.id ?? ''}`}
             replyTo={replyId ? context : null}

@@ -3,8 +3,8 @@ import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
 import { GroupRow } from './group';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Results = mastodon.v1.GroupedNotificationsResults;
 type GroupType = mastodon.v1.NotificationGroupType;
@@ -90,12 +90,7 @@ export function GroupList(props: { tab: string }): JSX.Element {
     );
   if (query.isError && !query.data)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(query.error)}</p>
-        <button type="button" onClick={() => void query.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={query.error} onRetry={() => query.refetch()} />
     );
   const lastRead = marker.data;
   return (
@@ -116,12 +111,7 @@ export function GroupList(props: { tab: string }): JSX.Element {
         ))}
       </div>
       {query.isError && (
-        <div class="error" role="alert">
-          <p>{describeError(query.error)}</p>
-          <button type="button" onClick={() => void query.fetchNextPage()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={query.error} onRetry={() => query.fetchNextPage()} />
       )}
       {query.hasNextPage && groups.length > 0 && (
         <button type="button" class="load-more" disabled={query.isFetchingNextPage} onClick={() => void query.fetchNextPage()}>

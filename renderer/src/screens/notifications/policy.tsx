@@ -4,6 +4,7 @@ import type { JSX } from 'preact';
 import { useApi } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { toast } from '../../components/layout/toasts';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Policy = mastodon.v2.NotificationPolicy;
 type Choice = mastodon.v2.NotificationPolicyType;
@@ -50,12 +51,7 @@ export function PolicyForm(): JSX.Element {
     );
   if (policy.error)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(policy.error)}</p>
-        <button type="button" onClick={() => void policy.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={policy.error} onRetry={() => policy.refetch()} />
     );
   return (
     <form class="policy-form" onSubmit={(e) => e.preventDefault()} aria-labelledby="policy-title">

@@ -9,6 +9,7 @@ import { removeFromPaged, usePaged } from '../../components/account/usePaged';
 import { toast } from '../../components/layout/toasts';
 import { StatusView } from '../../components/status/Status';
 import { POLICY_KEY } from './policy';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Request = mastodon.v1.NotificationRequest;
 
@@ -128,12 +129,7 @@ function RequestNotifications(props: { accountId: string; acct: string }): JSX.E
     );
   if (query.error)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(query.error)}</p>
-        <button type="button" onClick={() => void query.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={query.error} onRetry={() => query.refetch()} />
     );
   return (
     <div role="feed" aria-label={`Notifications from @${props.acct}`}>

@@ -3,11 +3,12 @@ import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useLocation } from 'preact-iso';
 import { useApi, type Api } from '../../api/client';
-import { describeError, statusOf } from '../../api/errors';
+import { statusOf } from '../../api/errors';
 import { ProfileActions } from './actions';
 import { ProfileHeader } from './header';
 import { PROFILE_TABS, ProfileSection, ProfileTabs } from './tabs';
 import './profile.css';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Account = mastodon.v1.Account;
 
@@ -58,12 +59,7 @@ export function Profile(props: { acct: string }): JSX.Element {
     return (
       <section aria-labelledby="screen-title">
         <h1 id="screen-title">@{acct}</h1>
-        <div class="error" role="alert">
-          <p>{describeError(account.error)}</p>
-          <button type="button" onClick={() => void account.refetch()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={account.error} onRetry={() => account.refetch()} />
       </section>
     );
   const a = account.data;

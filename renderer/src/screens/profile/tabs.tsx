@@ -7,6 +7,7 @@ import { AccountRow } from '../../components/account/AccountRow';
 import { usePaged } from '../../components/account/usePaged';
 import { StatusView, profilePath } from '../../components/status/Status';
 import { Timeline } from '../../components/timeline/Timeline';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Account = mastodon.v1.Account;
 
@@ -62,12 +63,7 @@ function Pinned(props: { account: Account }): JSX.Element | null {
   const pinned = useQuery({ queryKey: ['account-statuses', props.account.id, 'pinned'], queryFn: async () => await api.rest.v1.accounts.$select(props.account.id).statuses.list({ pinned: true }) });
   if (pinned.error)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(pinned.error)}</p>
-        <button type="button" onClick={() => void pinned.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={pinned.error} onRetry={() => pinned.refetch()} />
     );
   if (!pinned.data || pinned.data.length === 0) return null;
   return (
@@ -126,12 +122,7 @@ function FeaturedTags(props: { account: Account }): JSX.Element {
     );
   if (tags.error)
     return (
-      <div class="error" role="alert">
-        <p>{describeError(tags.error)}</p>
-        <button type="button" onClick={() => void tags.refetch()}>
-          Try again
-        </button>
-      </div>
+      <ErrorRetry error={tags.error} onRetry={() => tags.refetch()} />
     );
   if (tags.data.length === 0) return <p class="empty">No featured hashtags.</p>;
   return (

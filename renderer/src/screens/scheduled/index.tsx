@@ -8,6 +8,7 @@ import { localInputValue } from '../../components/compose/state';
 import { toast } from '../../components/layout/toasts';
 import { RelativeTime } from '../../components/time/RelativeTime';
 import './scheduled.css';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 type Scheduled = mastodon.v1.ScheduledStatus;
 const KEY = ['scheduled'];
@@ -35,12 +36,7 @@ export function Scheduled(_props: Record<string, unknown>): JSX.Element {
         </p>
       )}
       {list.isError && (
-        <div class="error" role="alert">
-          <p>{describeError(list.error)}</p>
-          <button type="button" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={list.error} onRetry={() => list.refetch()} />
       )}
       {list.data && list.data.length === 0 && <p class="empty">No scheduled posts. Choose “Schedule” when writing a post to publish it later.</p>}
       {list.data && list.data.length > 0 && (

@@ -3,10 +3,10 @@ import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
 import { AccountRow } from '../../components/account/AccountRow';
 import { StatusView } from '../../components/status/Status';
 import './search.css';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 /**
  * Search at `/search?q=`: accounts, hashtags and posts. The instance resolves what it does not know
@@ -54,12 +54,7 @@ export function Search(): JSX.Element {
         </p>
       )}
       {results.error && (
-        <div class="error" role="alert">
-          <p>{describeError(results.error)}</p>
-          <button type="button" onClick={() => void results.refetch()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={results.error} onRetry={() => results.refetch()} />
       )}
       {nothing && <p class="empty">Nothing found for “{q}”.</p>}
       {data && data.accounts.length > 0 && (

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
 import { Timeline } from '../../components/timeline/Timeline';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 /** A list's timeline (`/lists/:id`), titled from the list, live over the `list` stream. */
 export function ListTimeline(props: { id?: string }): JSX.Element {
@@ -17,12 +17,7 @@ export function ListTimeline(props: { id?: string }): JSX.Element {
         <a href="/lists">All lists</a>
       </div>
       {list.isError ? (
-        <div class="error" role="alert">
-          <p>{describeError(list.error)}</p>
-          <button type="button" onClick={() => void list.refetch()}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={list.error} onRetry={() => list.refetch()} />
       ) : (
         <Timeline
           key={id}

@@ -8,6 +8,7 @@ import { FirstRun } from './FirstRun';
 import { FormFailure, requestJson, type InstanceInfo, type SetupState } from './public-api';
 import { SignUp } from './SignUp';
 import './welcome.css';
+import { ErrorRetry } from '../../components/layout/ErrorRetry';
 
 /** `GET /api/hearth/setup`; an instance without the endpoint has nothing to set up in the app. */
 async function fetchSetup(token: string | undefined): Promise<SetupState> {
@@ -74,12 +75,7 @@ export function Welcome(): JSX.Element {
     return (
       <main class="centered" id="content">
         <h1>Hearth</h1>
-        <div class="error" role="alert">
-          <p>{describeError(failed)}</p>
-          <button type="button" onClick={() => void Promise.all([setup.refetch(), instance.refetch()])}>
-            Try again
-          </button>
-        </div>
+        <ErrorRetry error={failed} onRetry={() => Promise.all([setup.refetch(), instance.refetch()])} />
       </main>
     );
 
