@@ -1,12 +1,24 @@
 import { defineConfig } from 'vitest/config';
 
+/*
+ * Two projects over one pool of two workers (one per core keeps real servers and SQLite files
+ * from starving each other). Most test files share their worker's modules (`isolate: false`):
+ * importing the whole server again for every file was a quarter of the suite's time, and these
+ * tests keep no module state of their own (every instance has its own dependencies; nothing is
+ * mocked or stubbed). The relay's and federation's tests run real processes, ports and a
+ * PostgreSQL server, and the setup tests restart servers: each of their files gets a fresh worker.
+ */
+const ISOLATED = ['test/relay/**/*.test.ts', 'test/federation/**/*.test.ts', 'test/setup-api/**/*.test.ts', 'test/foundation/cli*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Two cores: one worker per core keeps real servers and SQLite files from starving each other.
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    projects: [
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+    ],
   },
 });

@@ -25,8 +25,8 @@ export async function startFederated(host: string): Promise<TestInstance & { ori
   return Object.assign(inst, { origin, domain: `${host}:${port}` });
 }
 
-/** Polls `check` until it returns a truthy value (deliveries are asynchronous). */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 10_000): Promise<NonNullable<T>> {
+/** Polls `check` until it returns a truthy value (deliveries are asynchronous; a loaded two-core machine can take seconds). */
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 20_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
