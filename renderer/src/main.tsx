@@ -1,6 +1,6 @@
 import { render } from 'preact';
 import { App } from './app';
-import { applyPrefs } from './api/prefs';
+import { applyPrefs } from './instance/prefs';
 import './styles/app.css';
 
 // The theme and motion chosen in Settings apply before the first paint.

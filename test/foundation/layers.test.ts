@@ -66,7 +66,7 @@ describe('layers', () => {
   });
 
   it('sees the imports it checks (the check itself works)', () => {
-    expect(valueImportsOf(join(root, 'renderer/src/app.tsx'))).toContain('./api/client');
+    expect(valueImportsOf(join(root, 'renderer/src/app.tsx'))).toContain('./instance/client');
     expect(valueImportsOf(join(root, 'renderer/src/routes.tsx'))).toContain('./screens/timelines/home');
     expect(importsOf(join(root, 'api/relay/index.ts'))).toContain('relay/protocol.js');
     expect(importsOf(join(root, 'relay/server.ts'))).toContain('relay/store/index.js');

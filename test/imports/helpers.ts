@@ -1,28 +1,9 @@
 import { expect } from 'vitest';
 import type { TestClient, TestResponse } from '../helpers/client.js';
 import { eventually } from '../federation/helpers.js';
+import type { ImportEntity, ImportFailure } from '../../api/core/imports/manage.js';
 
-/** The import entity of Hearth's API. */
-export interface ImportEntity {
-  id: string;
-  type: string;
-  mode: string;
-  state: string;
-  total: number;
-  processed: number;
-  imported: number;
-  failed: number;
-  created_at: string;
-  finished_at: string | null;
-}
-
-/** A row an import could not do. */
-export interface ImportFailure {
-  line: number;
-  value: string;
-  reason: string;
-  message: string;
-}
+export type { ImportEntity, ImportFailure };
 
 /** Uploads a CSV file as a person's browser does (multipart, the file as `data`). */
 export function upload(client: TestClient, type: string, csv: string, mode?: 'merge' | 'overwrite', filename = `${type}.csv`): Promise<TestResponse<ImportEntity>> {

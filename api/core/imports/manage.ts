@@ -17,6 +17,9 @@ import type { Deps } from '../deps.js';
 import { parseImportFile } from './formats.js';
 import { kickImports } from './runner.js';
 
+/** What can be imported and how (the repository's names, for the HTTP layer). */
+export type { ImportMode, ImportType };
+
 /** The import entity of Hearth's API. */
 export interface ImportEntity {
   id: string;

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { IMPORT_TYPES, invalidData, MAX_IMPORT_BYTES } from '../../core/imports/formats.js';
 import { cancelImport, createImport, getImport, listImportFailures, listImports, toImportEntity } from '../../core/imports/manage.js';
 import { scopeCovers } from '../../core/oauth/scopes.js';
-import type { ImportType } from '../../db/repos/imports.js';
+import type { ImportType } from '../../core/imports/manage.js';
 import { forbidden, notFound } from '../../util/errors.js';
 import { isId } from '../../util/ids.js';
 import { limitParam, offsetParam } from '../limit.js';

@@ -1,6 +1,6 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { completeSignIn } from '../api/oauth';
+import { completeSignIn } from '../instance/oauth';
 
 /** Where the instance's OAuth flow comes back: exchanges the code, then goes to where the person was going. */
 export function Callback(): JSX.Element {

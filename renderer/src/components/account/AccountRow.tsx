@@ -1,6 +1,6 @@
 import type { mastodon } from 'masto';
 import type { ComponentChildren, JSX } from 'preact';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { profilePath } from '../status/Status';
 import { Emojify } from '../html/Content';
 import { Avatar } from './Avatar';

@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import { useCallback } from 'preact/hooks';
-import { useApi, type Api } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi, type Api } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { toast } from '../layout/toasts';
 
 type Relationship = mastodon.v1.Relationship;

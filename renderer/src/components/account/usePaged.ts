@@ -1,8 +1,8 @@
 import { useInfiniteQuery, type InfiniteData, type QueryClient, type QueryKey } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import { useRef } from 'preact/hooks';
-import type { Api } from '../../api/client';
-import { useApi } from '../../api/client';
+import type { Api } from '../../instance/client';
+import { useApi } from '../../instance/client';
 
 /** What a paged list gives its screen. */
 export interface PagedList<T> {

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { localMediaUrl } from '../media/local';
 
 /** One suggestion: what the list shows and what replaces the word being typed. */

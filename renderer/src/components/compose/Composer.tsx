@@ -1,8 +1,8 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { ComposeTextarea } from './ComposeTextarea';
 import { charactersLeft } from './count';
 import { DraftsPanel } from './DraftsPanel';

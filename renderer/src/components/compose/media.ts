@@ -1,5 +1,5 @@
-import type { Api } from '../../api/client';
-import { ApiFailure } from '../../api/client';
+import type { Api } from '../../instance/client';
+import { ApiFailure } from '../../instance/client';
 
 /** One attachment in the composer: being uploaded, being processed, ready, or failed. */
 export interface Upload {

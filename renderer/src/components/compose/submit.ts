@@ -1,7 +1,7 @@
 import type { InfiniteData, QueryClient } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
-import type { Api } from '../../api/client';
-import { updateStatusEverywhere } from '../../api/cache';
+import type { Api } from '../../instance/client';
+import { updateStatusEverywhere } from '../../instance/cache';
 import { focusParam } from './media';
 import type { ComposeState } from './state';
 

@@ -1,8 +1,8 @@
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useApi } from '../../api/client';
-import { beginSignIn, revokeToken } from '../../api/oauth';
-import { removeAccount, storedAccounts, switchAccount } from '../../api/session';
+import { useApi } from '../../instance/client';
+import { beginSignIn, revokeToken } from '../../instance/oauth';
+import { removeAccount, storedAccounts, switchAccount } from '../../instance/session';
 import { toast } from './toasts';
 import './account-menu.css';
 

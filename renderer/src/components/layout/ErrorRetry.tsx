@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { describeError } from '../../api/errors';
+import { describeError } from '../../instance/errors';
 
 /**
  * A failure shown where its content would be: what went wrong in words a person understands

@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useLocation } from 'preact-iso';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { AccountMenu } from './AccountMenu';
 import { Shortcuts } from './Shortcuts';
 import { useUnreadNotifications } from './unread';

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/preact-query';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 
 /** The number of unread notifications (v2 grouped count), refreshed every minute and by the notifications screen. */
 export function useUnreadNotifications(): number {

@@ -1,7 +1,7 @@
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { usePreference } from '../../api/prefs';
+import { usePreference } from '../../instance/prefs';
 import { Blurhash } from './Blurhash';
 import { localMediaUrl } from './local';
 import './viewer.css';

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { Dialog } from '../dialog/Dialog';
 import { Content, Emojify } from '../html/Content';
 import { RelativeTime } from '../time/RelativeTime';

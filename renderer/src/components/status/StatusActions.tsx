@@ -1,7 +1,7 @@
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useLocation } from 'preact-iso';
-import { useStatusAction } from '../../api/optimistic';
+import { useStatusAction } from '../../instance/optimistic';
 
 type Status = mastodon.v1.Status;
 
@@ -11,6 +11,15 @@ type Status = mastodon.v1.Status;
  */
 function count(n: number): JSX.Element | null {
   return n > 0 ? <span class="action-count">{n}</span> : null;
+}
+
+/** One on/off action: named for what it does, its state in `aria-pressed`, its icon hidden from assistive technology. */
+function Toggle(props: { name: string; icon: string; kind: string; on: boolean; disabled?: boolean; onClick: () => void }): JSX.Element {
+  return (
+    <button type="button" class={`action-${props.kind}`} aria-label={props.name} aria-pressed={props.on} disabled={props.disabled} onClick={props.onClick}>
+      <span aria-hidden="true">{props.icon}</span>
+    </button>
+  );
 }
 
 /**
@@ -30,54 +39,11 @@ export function StatusActions(props: { status: Status; onReply?: (s: Status) => 
         <span aria-hidden="true">↩</span>
       </button>
       {count(s.repliesCount)}
-      <button
-        type="button"
-        class="action-boost"
-        aria-label="Boost"
-        aria-pressed={!!s.reblogged}
-        disabled={!canBoost}
-        onClick={() =>
-          void act(
-            s,
-            (x) => ({ ...x, reblogged: !x.reblogged, reblogsCount: x.reblogsCount + (x.reblogged ? -1 : 1) }),
-            (api) => (s.reblogged ? api.rest.v1.statuses.$select(s.id).unreblog() : api.rest.v1.statuses.$select(s.id).reblog()),
-          )
-        }
-      >
-        <span aria-hidden="true">⟳</span>
-      </button>
+      <Toggle name="Boost" icon="⟳" kind="boost" on={!!s.reblogged} disabled={!canBoost} onClick={() => void act(s, (x) => ({ ...x, reblogged: !x.reblogged, reblogsCount: x.reblogsCount + (x.reblogged ? -1 : 1) }), (api) => (s.reblogged ? api.rest.v1.statuses.$select(s.id).unreblog() : api.rest.v1.statuses.$select(s.id).reblog()))} />
       {count(s.reblogsCount)}
-      <button
-        type="button"
-        class="action-favourite"
-        aria-label="Favourite"
-        aria-pressed={!!s.favourited}
-        onClick={() =>
-          void act(
-            s,
-            (x) => ({ ...x, favourited: !x.favourited, favouritesCount: x.favouritesCount + (x.favourited ? -1 : 1) }),
-            (api) => (s.favourited ? api.rest.v1.statuses.$select(s.id).unfavourite() : api.rest.v1.statuses.$select(s.id).favourite()),
-          )
-        }
-      >
-        <span aria-hidden="true">★</span>
-      </button>
+      <Toggle name="Favourite" icon="★" kind="favourite" on={!!s.favourited} onClick={() => void act(s, (x) => ({ ...x, favourited: !x.favourited, favouritesCount: x.favouritesCount + (x.favourited ? -1 : 1) }), (api) => (s.favourited ? api.rest.v1.statuses.$select(s.id).unfavourite() : api.rest.v1.statuses.$select(s.id).favourite()))} />
       {count(s.favouritesCount)}
-      <button
-        type="button"
-        class="action-bookmark"
-        aria-label="Bookmark"
-        aria-pressed={!!s.bookmarked}
-        onClick={() =>
-          void act(
-            s,
-            (x) => ({ ...x, bookmarked: !x.bookmarked }),
-            (api) => (s.bookmarked ? api.rest.v1.statuses.$select(s.id).unbookmark() : api.rest.v1.statuses.$select(s.id).bookmark()),
-          )
-        }
-      >
-        <span aria-hidden="true">⚑</span>
-      </button>
+      <Toggle name="Bookmark" icon="⚑" kind="bookmark" on={!!s.bookmarked} onClick={() => void act(s, (x) => ({ ...x, bookmarked: !x.bookmarked }), (api) => (s.bookmarked ? api.rest.v1.statuses.$select(s.id).unbookmark() : api.rest.v1.statuses.$select(s.id).bookmark()))} />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
-import { useApi } from '../../api/client';
-import { usePreference } from '../../api/prefs';
+import { useApi } from '../../instance/client';
+import { usePreference } from '../../instance/prefs';
 
 /** How posts are shown by default: the account's reading preferences (`GET /api/v1/preferences`). */
 export interface ReadingPreferences {

@@ -2,8 +2,8 @@ import { useInfiniteQuery, useQueryClient, type InfiniteData, type QueryKey } fr
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { useApi, type Api } from '../../api/client';
-import { removeStatusEverywhere, updateStatusEverywhere } from '../../api/cache';
+import { useApi, type Api } from '../../instance/client';
+import { removeStatusEverywhere, updateStatusEverywhere } from '../../instance/cache';
 import { StatusView } from '../status/Status';
 import { matchedFilters, type FilterContext } from '../status/preferences';
 import { newerId } from './ids';

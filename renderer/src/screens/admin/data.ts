@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { toast } from '../../components/layout/toasts';
 
 /*

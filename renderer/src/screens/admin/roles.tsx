@@ -1,6 +1,6 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { QueryState, Section } from '../../components/layout/section';
 import { PERMISSION, useAdminChange, useAdminFetch, useAdminList } from './data';
 

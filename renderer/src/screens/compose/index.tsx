@@ -3,7 +3,7 @@ import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { Composer } from '../../components/compose/Composer';
 import { EditHistory } from '../../components/status/EditHistory';
 import type { Redraft } from '../../components/compose/state';

@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiFailure, useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { ApiFailure, useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { toast } from '../../components/layout/toasts';
 import { Restart } from './Restart';
 import type { Reach } from './types';

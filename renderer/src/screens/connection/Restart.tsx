@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { ApiFailure, useApi, type Api } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { ApiFailure, useApi, type Api } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import type { Reach } from './types';
 
 type Phase = 'idle' | 'restarting' | 'done' | 'unsupported' | 'failed';

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { Card } from '../../components/card/Card';
 import { StatusView } from '../../components/status/Status';
 import './explore.css';

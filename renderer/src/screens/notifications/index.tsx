@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useEffect } from 'preact/hooks';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { GroupList, TYPE_TABS } from './list';
 import { POLICY_KEY, PolicyForm } from './policy';
 import { RequestList } from './requests';

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useQuery, useQueryClient, type InfiniteData } from '@
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { GroupRow } from './group';
 import { ErrorRetry } from '../../components/layout/ErrorRetry';
 

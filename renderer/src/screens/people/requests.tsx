@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { AccountRow } from '../../components/account/AccountRow';
 import { relationshipKey } from '../../components/account/relationship';
 import { removeFromPaged, usePaged } from '../../components/account/usePaged';

@@ -1,5 +1,5 @@
 import type { JSX } from 'preact';
-import { describeError } from '../../api/errors';
+import { describeError } from '../../instance/errors';
 
 /** Loading, error with "Try again", or empty: the states every list of this screen has. */
 export function ListState(props: { isPending: boolean; error: unknown; empty: boolean; emptyText: string; retry: () => void }): JSX.Element | null {

@@ -2,7 +2,7 @@ import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { describeError } from '../../api/errors';
+import { describeError } from '../../instance/errors';
 import { FollowButton } from '../../components/account/FollowButton';
 import { ListsDialog } from '../../components/account/ListsDialog';
 import { MuteDialog } from '../../components/account/MuteDialog';

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { mastodon } from 'masto';
 import type { JSX } from 'preact';
-import { useApi, type Api } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi, type Api } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { AccountRow } from '../../components/account/AccountRow';
 import { usePaged } from '../../components/account/usePaged';
 import { StatusView, profilePath } from '../../components/status/Status';

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { AccountRow } from '../../components/account/AccountRow';
 import { StatusView } from '../../components/status/Status';
 import './search.css';

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/preact-query';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 
 /** The signed-in account as `verify_credentials` gives it (Mastodon's snake_case CredentialAccount). */
 export interface CredentialAccount {

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { toast } from '../../components/layout/toasts';
 import { RelativeTime } from '../../components/time/RelativeTime';
 import { useConfirm } from '../../components/dialog/confirm';

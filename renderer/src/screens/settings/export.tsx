@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { ApiFailure, useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { Section } from '../../components/layout/section';
 
 const FILES = [

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { Dialog } from '../../components/dialog/Dialog';
 import { toast } from '../../components/layout/toasts';
 import { RelativeTime } from '../../components/time/RelativeTime';

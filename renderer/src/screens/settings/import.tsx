@@ -1,8 +1,8 @@
 import { useMutation, useQuery } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { useApi } from '../../api/client';
-import { describeError } from '../../api/errors';
+import { useApi } from '../../instance/client';
+import { describeError } from '../../instance/errors';
 import { RelativeTime } from '../../components/time/RelativeTime';
 import { QueryState, Section } from '../../components/layout/section';
 

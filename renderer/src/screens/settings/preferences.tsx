@@ -1,9 +1,9 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { describeError } from '../../api/errors';
+import { describeError } from '../../instance/errors';
 import { toast } from '../../components/layout/toasts';
 import { type CredentialAccount, useCredentials, useUpdateCredentials } from './account';
-import { type Prefs, setPreference, usePreference } from '../../api/prefs';
+import { type Prefs, setPreference, usePreference } from '../../instance/prefs';
 import { QueryState, Section } from '../../components/layout/section';
 
 const VISIBILITIES = [

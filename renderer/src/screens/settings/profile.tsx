@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { refreshAccount } from '../../api/session';
-import { describeError } from '../../api/errors';
+import { refreshAccount } from '../../instance/session';
+import { describeError } from '../../instance/errors';
 import { toast } from '../../components/layout/toasts';
 import { type CredentialAccount, useCredentials, useUpdateCredentials } from './account';
 import { CropDialog } from './crop';

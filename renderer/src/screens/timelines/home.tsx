@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useCallback, useEffect, useRef } from 'preact/hooks';
-import { useApi, type Api } from '../../api/client';
+import { useApi, type Api } from '../../instance/client';
 import { Announcements } from '../../components/announcements/Announcements';
 import { newerId as newer } from '../../components/timeline/ids';
 import { Timeline } from '../../components/timeline/Timeline';

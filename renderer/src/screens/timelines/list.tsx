@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
-import { useApi } from '../../api/client';
+import { useApi } from '../../instance/client';
 import { Timeline } from '../../components/timeline/Timeline';
 import { ErrorRetry } from '../../components/layout/ErrorRetry';
 

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { beginSignIn } from '../../api/oauth';
-import { describeError } from '../../api/errors';
+import { beginSignIn } from '../../instance/oauth';
+import { describeError } from '../../instance/errors';
 import { Field } from './Field';
 import { FormFailure, requestJson, type SetupState } from './public-api';
 

@@ -2,8 +2,8 @@ import { useQuery } from '@tanstack/preact-query';
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { describeError } from '../../api/errors';
-import { appAccessToken, SCOPES, storeSignedIn } from '../../api/oauth';
+import { describeError } from '../../instance/errors';
+import { appAccessToken, SCOPES, storeSignedIn } from '../../instance/oauth';
 import { Field } from './Field';
 import { FormFailure, requestJson, type InstanceInfo, type Rule } from './public-api';
 

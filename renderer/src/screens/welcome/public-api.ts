@@ -1,4 +1,4 @@
-import { ApiFailure } from '../../api/client';
+import { ApiFailure } from '../../instance/client';
 
 /**
  * The calls the signed-out screens make without a user token: the instance's public description,
