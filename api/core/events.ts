@@ -98,6 +98,8 @@ export interface EventMap {
   'announcement.deleted': { announcementId: string };
   /** A reaction to an announcement was added or removed (`announcement.reaction` event with the new count). */
   'announcement.reaction': { announcementId: string; name: string };
+  /** The owner paused or resumed federation (core/federation/pause.ts): deliveries and the relay tunnel follow. */
+  'federation.paused': { paused: boolean };
 }
 
 export type EventName = keyof EventMap;

@@ -76,6 +76,8 @@ export class DeliveryThread {
   private readonly offClock: () => void;
   /** Who makes the thread's requests while the instance federates through a relay. */
   private egress: ((request: Request) => Promise<Response>) | null = null;
+  /** Federation is paused: no thread runs, whatever is enqueued or falls due (see hold). */
+  private held = false;
 
   constructor(private readonly data: Omit<DeliveryThreadData, 'clockOffsetMs' | 'nice' | 'idleMs' | 'egress'> & { idleMs?: number }) {
     // A test that moves the server's clock moves the delivery thread's too (retries fall due).
@@ -84,7 +86,7 @@ export class DeliveryThread {
 
   /** Starts the thread unless it runs (or the instance is stopping). */
   ensure(): void {
-    if (this.worker || this.stopping) return;
+    if (this.worker || this.stopping || this.held) return;
     if (this.retiring) {
       this.wokenWhileRetiring = true;
       return;
@@ -137,6 +139,38 @@ export class DeliveryThread {
   wake(): void {
     this.ensure();
     this.post({ type: 'wake' });
+  }
+
+  /**
+   * Holds every delivery (federation is paused): the running thread finishes the deliveries in
+   * hand and ends, and none starts again (for new deliveries, retries falling due or after a
+   * crash) until `release`. The queue keeps the rest; resolves once no thread runs.
+   */
+  async hold(): Promise<void> {
+    this.held = true;
+    this.cancelLater();
+    await this.retiring;
+    const worker = this.worker;
+    if (!worker || this.stopping) return;
+    // Marked as retiring meanwhile, so that its exit is not taken for a crash to recover from.
+    this.retiring = (async () => {
+      await endThread(worker);
+      if (this.worker === worker) this.worker = null;
+      this.retiring = null;
+      // Released meanwhile: the deliveries that came start a thread now.
+      if (this.wokenWhileRetiring && !this.stopping) {
+        this.wokenWhileRetiring = false;
+        this.ensure();
+      }
+    })();
+    await this.retiring;
+  }
+
+  /** Ends a hold: the thread starts when the next delivery falls due at `nextAt` (server clock; null: none waits). */
+  release(nextAt: number | null): void {
+    if (!this.held) return;
+    this.held = false;
+    if (nextAt !== null) this.ensureBy(nextAt);
   }
 
   /** Lets the thread finish the deliveries in hand, then ends it; resolves once it is gone. */

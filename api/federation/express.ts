@@ -2,6 +2,7 @@ import type { Federation } from '@fedify/fedify';
 import type { NextFunction, Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
 import type { Deps } from '../core/deps.js';
 import { federatesWith } from '../core/federation/instance-domains.js';
+import { isFederationPaused, PAUSED_RETRY_AFTER_S } from '../core/federation/pause.js';
 import { kvGet } from '../db/repos/federation.js';
 import { backgroundLane } from '../util/background-lane.js';
 import { now } from '../util/clock.js';
@@ -137,6 +138,10 @@ export function federationHandler(federation: Federation<Deps>, deps: Deps, orig
   /** Checks a delivery's sender and freshness, then lets Fedify verify and enqueue it; null when it fell through. */
   async function toFedify(method: string, url: URL, headers: Headers, body: Buffer | undefined, at: number, onFallThrough: () => Response): Promise<Response> {
     const hasBody = body !== undefined;
+    // Federation is paused (core/federation/pause.ts): deliveries are refused for now, and peers retry.
+    if (hasBody && isFederationPaused(deps)) {
+      return new Response('Federation is paused here for now; try again later.', { status: 503, headers: { 'content-type': 'text/plain', 'retry-after': String(PAUSED_RETRY_AFTER_S) } });
+    }
     if (hasBody && !fromFederatedHost(deps, headers, body)) return new Response('Request from blocked domain', { status: 401, headers: { 'content-type': 'text/plain' } });
     if (hasBody && !isFresh(headers, at)) return new Response('Signature expired or from the future', { status: 401, headers: { 'content-type': 'text/plain' } });
     const request = new Request(webfingerByAcct(url, origin), { method, headers, body: body ? new Uint8Array(body) : null });

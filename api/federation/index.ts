@@ -12,6 +12,7 @@ import { federationHandler, hostMeta, type FederationInput } from './express.js'
 import { registerInbox } from './inbox.js';
 import { resolveRemote, resolveRemoteAccount } from './resolve.js';
 import { setRemoteResolver } from '../core/federation/resolver.js';
+import { isFederationPaused } from '../core/federation/pause.js';
 import { prepareInstanceActorKeys } from '../core/federation/local.js';
 import { kvStoreFor } from './kv.js';
 import { shareFetchedDocuments } from './loader.js';
@@ -100,7 +101,23 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
   const offMove = installMoveOutbound(deps, federation);
   const offThreads = installThreadResolution(deps, federation);
   const offQuotes = installQuoteFederation(deps, federation);
+  // Paused federation holds the delivery thread (core/federation/pause.ts); changes apply in order.
+  let pauseChanges: Promise<void> = Promise.resolve();
+  const applyPause = (paused: boolean) => {
+    pauseChanges = pauseChanges
+      .then(async () => {
+        if (!delivery) return;
+        if (paused) await delivery.hold();
+        // Before start, start() itself looks at the queue.
+        else delivery.release(started ? nextQueueClaimAt(deps.db, 'outbox') : null);
+      })
+      .catch((err: unknown) => console.error('could not pause or resume deliveries', err));
+  };
+  // With an in-memory database (never the app's) the outbox is worked on this thread and is not held.
+  if (isFederationPaused(deps)) applyPause(true);
+  const offPause = deps.events.on('federation.paused', ({ paused }) => applyPause(paused));
   const unsubscribe = async () => {
+    offPause();
     offRelations();
     offFeaturedTags();
     await Promise.all([offOutbound(), offThreads(), offMove(), offQuotes()]);
@@ -156,6 +173,7 @@ export function createHearthFederation(deps: Deps, origin: string, queueOptions:
       if (purge) clearInterval(purge);
       if (warm) clearTimeout(warm);
       await featuredSyncsSettled(deps);
+      await pauseChanges;
       controller?.abort();
       await workers;
       // The fanout worker may have enqueued deliveries until now; the thread finishes those in hand.

@@ -2,6 +2,7 @@
 // replay of stored deliveries, live requests, the outbound hand-off and the public cache publisher.
 // It shares only relay/protocol.ts with the relay.
 import type { Deps } from '../core/deps.js';
+import { isFederationPaused } from '../core/federation/pause.js';
 import type { ConnectorReport } from '../core/relay/status.js';
 import type { RelayEnrolmentRow } from '../db/repos/relay.js';
 import { pruneApplied, saveRelayStatus } from '../db/repos/relay.js';
@@ -150,7 +151,18 @@ export function startRelayConnector(
   }, REPORT_EVERY_MS);
   beat.unref();
   write();
-  tunnel.start();
+  // Federation paused (core/federation/pause.ts): the tunnel stays closed, so that the relay keeps
+  // the incoming mail (it stores it while the instance is offline) until federation resumes.
+  let tunnelChanges: Promise<void> = Promise.resolve();
+  const offPause = deps.events.on('federation.paused', ({ paused: pausedNow }) => {
+    tunnelChanges = tunnelChanges
+      .then(async () => {
+        if (pausedNow) await tunnel.stop();
+        else tunnel.start();
+      })
+      .catch((err: unknown) => console.error('relay: could not pause or resume the tunnel', err));
+  });
+  if (!isFederationPaused(deps)) tunnel.start();
 
   return {
     report: () => ({ ...report }),
@@ -161,6 +173,8 @@ export function startRelayConnector(
       await publisher?.stop();
     },
     async stop() {
+      offPause();
+      await tunnelChanges;
       clearInterval(beat);
       await publisher?.stop();
       await tunnel.stop();

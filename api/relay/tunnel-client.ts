@@ -155,6 +155,8 @@ export class TunnelClient {
   private waiters: (() => void)[] = [];
   /** Why the relay ended the current connection, when it said (a newer tunnel, a removed tenant). */
   private refusal: Refusal | null = null;
+  /** A connection attempt is under way (a start after a stop does not make a second one beside it). */
+  private connecting = false;
 
   constructor(
     private readonly relayUrl: string,
@@ -168,9 +170,13 @@ export class TunnelClient {
 
   private readonly privateKey: KeyObject;
 
-  /** Starts connecting (and keeps connected until `stop`). */
+  /**
+   * Starts connecting (and keeps connected until `stop`); may be called again after `stop` (federation
+   * paused and resumed). An attempt still under way after a stop carries on instead of a new one.
+   */
   start(): void {
     this.stopped = false;
+    if (this.ws || this.connecting || this.timer) return;
     void this.connect();
   }
 
@@ -206,6 +212,7 @@ export class TunnelClient {
     if (this.stopped) return;
     this.state.attempts += 1;
     let refused: Refusal | null = null;
+    this.connecting = true;
     try {
       const { ws, welcome } = await connectTunnel(this.relayUrl, { kind: 'login', host: this.host, privateKey: this.privateKey }, this.clients, (frame, body) => {
         this.lastHeard = Date.now();
@@ -217,6 +224,7 @@ export class TunnelClient {
         }
         this.events.onFrame(frame, body);
       });
+      this.connecting = false;
       if (this.stopped) {
         ws.close(1000);
         return;
@@ -250,6 +258,7 @@ export class TunnelClient {
       for (const w of this.waiters.splice(0)) w();
       return;
     } catch (err) {
+      this.connecting = false;
       if (err instanceof TunnelRefused) refused = err.reason;
       this.recordError(err as Error);
       if (refused === 'removed') this.stopped = true;

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure, useApi } from '../../instance/client';
 import { describeError } from '../../instance/errors';
+import { FederationPause } from './FederationPause';
 import { ReachForm } from './ReachForm';
 import { Restart } from './Restart';
 import { FailingPeers, RelayStatus } from './RelayStatus';
@@ -28,8 +29,9 @@ function QueryError(props: { error: unknown; retry: () => void }): JSX.Element {
 }
 
 /**
- * `/connection`: for the owner, how the instance is reached (and changing it), the relay
- * connection with its backlog, the deliveries waiting and the servers deliveries fail to reach.
+ * `/connection`: for the owner, how the instance is reached (and changing it), pausing federation,
+ * the relay connection with its backlog, the deliveries waiting and the servers deliveries fail
+ * to reach.
  * With `?setup=1` it is the last step of the first run: the choice of how the instance is reached,
  * then home. Anyone else is told that this is the owner's business.
  */
@@ -107,6 +109,8 @@ export function Connection(_props: Record<string, unknown>): JSX.Element {
           </>
         )}
       </section>
+      {/* A local-only instance does not federate: nothing to pause. */}
+      {reach.data && reach.data.mode !== 'local' && <FederationPause />}
       {relay.isPending && <p role="status">Loading the connection…</p>}
       {relay.isError && <QueryError error={relay.error} retry={() => void relay.refetch()} />}
       {relay.data && <RelayStatus relay={relay.data} />}
