@@ -3,6 +3,7 @@ import { lazy } from 'preact-iso';
 import { allows, PERMISSION } from '../admin/data';
 import { useCredentials } from './account';
 import { SubNav } from '../../components/layout/section';
+import { desktopBridge } from './desktop/bridge';
 import './settings.css';
 
 const Profile = lazy(() => import('./profile').then((m) => m.ProfileSettings));
@@ -16,6 +17,7 @@ const Instance = lazy(() => import('./instance').then((m) => m.InstanceSettings)
 const Export = lazy(() => import('./export').then((m) => m.ExportSettings));
 const Import = lazy(() => import('./import').then((m) => m.ImportSettings));
 const Moving = lazy(() => import('./moving').then((m) => m.MovingSettings));
+const Desktop = lazy(() => import('./desktop').then((m) => m.DesktopSettings));
 
 const SECTIONS: { id: string; label: string; component: () => JSX.Element }[] = [
   { id: 'profile', label: 'Profile', component: Profile },
@@ -29,6 +31,8 @@ const SECTIONS: { id: string; label: string; component: () => JSX.Element }[] = 
   { id: 'export', label: 'Export', component: Export },
   { id: 'import', label: 'Import', component: Import },
   { id: 'moving', label: 'Moving accounts', component: Moving },
+  // The desktop app's own settings: only in its window (the preload's bridge), never in a browser.
+  ...(desktopBridge() ? [{ id: 'desktop', label: 'Desktop', component: Desktop }] : []),
 ];
 
 /**
