@@ -30,6 +30,7 @@ const Settings = lazy(() => import('./screens/settings').then((m) => m.Settings)
 const Admin = lazy(() => import('./screens/admin').then((m) => m.Admin));
 const Welcome = lazy(() => import('./screens/welcome').then((m) => m.Welcome));
 const Connection = lazy(() => import('./screens/connection').then((m) => m.Connection));
+const OpenLink = lazy(() => import('./screens/open').then((m) => m.OpenLink));
 
 /** `/@acct` is a profile, `/@acct/:id` a thread; anything else without a route is not found. */
 function AccountOrThread(props: { handle?: string; id?: string }): JSX.Element {
@@ -62,6 +63,7 @@ export function SignedInRoutes(): JSX.Element {
       <Route path="/settings/:section*" component={Settings} />
       <Route path="/admin/:section*" component={Admin} />
       <Route path="/connection" component={Connection} />
+      <Route path="/open" component={OpenLink} />
       <Route path="/:handle/:id?" component={AccountOrThread} />
       <Route default component={NotFound} />
     </Router>
