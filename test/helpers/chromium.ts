@@ -6,7 +6,7 @@ import type { TestInstance, TestUser } from './instance.js';
 
 /**
  * The test rig for the app (renderer/): Debian's Chromium driven by playwright-core, one browser
- * per test file. Every page is watched: an uncaught error, a console error or a
+ * per test worker (see `useChromium`). Every page is watched: an uncaught error, a console error or a
  * Content-Security-Policy violation fails the test that caused it (see `expectCleanPage`).
  */
 
@@ -64,15 +64,33 @@ export function pageProblems(page: Page): PageProblems {
   return problems.get(page) ?? { errors: [], cspViolations: [] };
 }
 
-/** One Chromium for the whole test file. */
+/**
+ * The worker's one Chromium, launched by the first test file that asks and kept for the next ones
+ * (most test files share their worker's modules: see vitest.config.ts). Launching and closing a
+ * browser for each file cost about 2 s of each of some thirty files; each file still gets contexts
+ * of its own (`openPage`), closed when the file ends. Playwright ends the browser when the worker exits.
+ */
+let shared: Promise<Browser> | null = null;
+
+async function workerBrowser(): Promise<Browser> {
+  if (shared) {
+    const browser = await shared.catch(() => null);
+    if (browser?.isConnected()) return browser;
+  }
+  shared = launchChromium();
+  return shared;
+}
+
+/** Chromium for the whole test file: the worker's shared browser; the file's contexts close after it. */
 export function useChromium(): () => Browser {
   let browser: Browser | null = null;
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await workerBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
+    const used = browser;
     browser = null;
+    if (used?.isConnected()) await Promise.all(used.contexts().map((c) => c.close().catch(() => undefined)));
   });
   return () => {
     if (!browser) throw new Error('useChromium: only inside tests');
