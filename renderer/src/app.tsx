@@ -6,6 +6,7 @@ import { ApiContext, createApi } from './instance/client';
 import { createQueryClient } from './instance/cache';
 import { activeAccount, onAccountsChange } from './instance/session';
 import { Toasts } from './components/layout/toasts';
+import { DesktopNavigation } from './components/layout/DesktopNavigation';
 import { OfflineBanner } from './components/layout/OfflineBanner';
 import { Shell } from './components/layout/Shell';
 import { SignedInRoutes, SignedOutRoutes } from './routes';
@@ -23,6 +24,7 @@ export function App(): JSX.Element {
   return (
     <LocationProvider>
       <OfflineBanner />
+      <DesktopNavigation />
       {api ? (
         <ApiContext.Provider value={api}>
           {/* Keyed by account: switching remounts every screen, so no query or state of one person lingers. */}

@@ -65,10 +65,39 @@ describe('layers', () => {
     expect(offending).toEqual([]);
   });
 
+  it('the instance and the relay never import Electron or the desktop shell', () => {
+    const offending = [...sources(join(root, 'api')), ...sources(join(root, 'relay'))].flatMap((file) =>
+      valueImportsOf(file)
+        .filter((spec) => spec === 'electron' || spec.startsWith('electron-') || (spec.startsWith('.') && relative(root, resolve(dirname(file), spec)).startsWith('electron/')))
+        .map((spec) => `${relative(root, file)} -> ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('the desktop shell (electron/) starts the instance only through api/desktop.ts, and imports nothing of the app or the relay', () => {
+    const offending = sources(join(root, 'electron')).flatMap((file) =>
+      valueImportsOf(file)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => relative(root, resolve(dirname(file), spec)))
+        .filter((target) => (target.startsWith('api/') && target !== 'api/desktop.js') || target.startsWith('renderer/') || target.startsWith('relay/'))
+        .map((target) => `${relative(root, file)} -> ${target}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('only electron/main calls Electron itself; the rest of electron/ runs under plain Node', () => {
+    const offending = sources(join(root, 'electron'))
+      .filter((file) => !relative(root, file).startsWith('electron/main/') && !relative(root, file).startsWith('electron/preload/'))
+      .flatMap((file) => valueImportsOf(file).filter((spec) => spec === 'electron' || spec === 'electron-store').map((spec) => `${relative(root, file)} -> ${spec}`));
+    expect(offending).toEqual([]);
+  });
+
   it('sees the imports it checks (the check itself works)', () => {
     expect(valueImportsOf(join(root, 'renderer/src/app.tsx'))).toContain('./instance/client');
     expect(valueImportsOf(join(root, 'renderer/src/routes.tsx'))).toContain('./screens/timelines/home');
     expect(importsOf(join(root, 'api/relay/index.ts'))).toContain('relay/protocol.js');
     expect(importsOf(join(root, 'relay/server.ts'))).toContain('relay/store/index.js');
+    expect(valueImportsOf(join(root, 'electron/main/main.ts'))).toContain('electron');
+    expect(valueImportsOf(join(root, 'electron/host/server-entry.ts')).some((spec) => spec.endsWith('api/desktop.js'))).toBe(true);
   });
 });
