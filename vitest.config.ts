@@ -5,10 +5,12 @@ import { defineConfig } from 'vitest/config';
  * from starving each other). Most test files share their worker's modules (`isolate: false`):
  * importing the whole server again for every file was a quarter of the suite's time, and these
  * tests keep no module state of their own (every instance has its own dependencies; nothing is
- * mocked or stubbed). The relay's and federation's tests run real processes, ports and a
- * PostgreSQL server, and the setup tests restart servers: each of their files gets a fresh worker.
+ * mocked or stubbed). The relay's tests run real processes, ports and a PostgreSQL server, the
+ * setup tests restart servers, and the activity memo's test checks the process-wide hook it
+ * installs: each of their files gets a fresh worker. (The federation tests shared their workers
+ * without a difference; each fresh worker costs seconds of imports.)
  */
-const ISOLATED = ['test/relay/**/*.test.ts', 'test/federation/**/*.test.ts', 'test/setup-api/**/*.test.ts', 'test/foundation/cli*.test.ts'];
+const ISOLATED = ['test/relay/**/*.test.ts', 'test/federation/activity-memo.test.ts', 'test/setup-api/**/*.test.ts', 'test/foundation/cli*.test.ts'];
 
 export default defineConfig({
   test: {

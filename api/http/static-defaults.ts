@@ -4,8 +4,9 @@ import type { Routes } from './routes.js';
 
 /**
  * The pictures shown for accounts without an avatar or header, at the paths Mastodon uses
- * (`/avatars/original/missing.png`, `/headers/original/missing.png`). They are drawn once at
- * start-up as small greyscale PNGs, so no binary asset has to ship with the server.
+ * (`/avatars/original/missing.png`, `/headers/original/missing.png`). They are drawn as small
+ * greyscale PNGs when first asked for (not at start-up: drawing them takes tens of milliseconds),
+ * so no binary asset has to ship with the server.
  */
 
 /** A neutral silhouette (head and shoulders) on a light grey square. */
@@ -32,14 +33,13 @@ function defaults(): { avatar: Buffer; header: Buffer } {
 
 /** Registers the missing-avatar and missing-header pictures. */
 export function register(r: Routes): void {
-  const { avatar, header } = defaults();
-  for (const [path, body] of [
-    [MISSING_AVATAR_PATH, avatar],
-    [MISSING_HEADER_PATH, header],
+  for (const [path, picture] of [
+    [MISSING_AVATAR_PATH, 'avatar'],
+    [MISSING_HEADER_PATH, 'header'],
   ] as const) {
     r.get(path, 'none', [], (ctx) => {
       ctx.res.setHeader('Cache-Control', 'public, max-age=86400');
-      ctx.res.type('image/png').send(body);
+      ctx.res.type('image/png').send(defaults()[picture]);
     });
   }
 }

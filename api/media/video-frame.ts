@@ -32,6 +32,15 @@ export const videoFrameTestHooks: { ffmpegPath: string | null } = { ffmpegPath: 
 
 let located: string | null | undefined;
 
+/**
+ * The path of a file that the desktop app's packaging unpacked beside its archive (electron-builder's
+ * asarUnpack, build/electron-builder.yml): in the packaged app, modules resolve inside `app.asar`,
+ * but an executable can only be spawned from `app.asar.unpacked`. Other paths come back unchanged.
+ */
+export function outsideAsar(path: string): string {
+  return path.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+}
+
 /** The ffmpeg binary, or null when none is installed. */
 export function ffmpegPath(): string | null {
   if (videoFrameTestHooks.ffmpegPath !== null) return videoFrameTestHooks.ffmpegPath || null;
@@ -40,7 +49,7 @@ export function ffmpegPath(): string | null {
   try {
     const require = createRequire(import.meta.url);
     const dir = dirname(require.resolve(`@ffmpeg-installer/${process.platform}-${process.arch}/package.json`));
-    const binary = join(dir, process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg');
+    const binary = outsideAsar(join(dir, process.platform === 'win32' ? 'ffmpeg.exe' : 'ffmpeg'));
     if (existsSync(binary)) located = binary;
   } catch {
     // Not installed: no frames.

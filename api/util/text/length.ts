@@ -3,10 +3,13 @@ import { extractEntities } from './entities.js';
 /** What one link counts for, whatever its length (Mastodon's characters_reserved_per_url). */
 export const URL_PLACEHOLDER_LENGTH = 23;
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use, not at start-up: building it loads ICU's break-iteration data (some 50 ms
+// of a start that should take under a second, and resident memory an idle server never needs).
+let segmenter: Intl.Segmenter | null = null;
 
 /** Grapheme clusters in `text` (an emoji with modifiers counts once, as Mastodon counts it). */
 export function graphemeLength(text: string): number {
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   let n = 0;
   for (const _ of segmenter.segment(text)) n++;
   return n;
