@@ -2,15 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 /*
  * Two projects over one pool of two workers (one per core keeps real servers and SQLite files
- * from starving each other). Most test files share their worker's modules (`isolate: false`):
- * importing the whole server again for every file was a quarter of the suite's time, and these
- * tests keep no module state of their own (every instance has its own dependencies; nothing is
- * mocked or stubbed). The relay's tests run real processes, ports and a PostgreSQL server, the
- * setup tests restart servers, and the activity memo's test checks the process-wide hook it
- * installs: each of their files gets a fresh worker. (The federation tests shared their workers
- * without a difference; each fresh worker costs seconds of imports.)
+ * from starving each other). Test files share their worker's modules (`isolate: false`): importing
+ * the whole server again for every file was a quarter of the suite's time, and these tests keep no
+ * module state of their own (every instance has its own dependencies; nothing is mocked or
+ * stubbed). The relay's, federation's and setup's tests ran isolated once, and shared their
+ * workers since without a difference (each fresh worker cost seconds of imports). The activity
+ * memo's test checks the process-wide hook it installs, so it alone gets a fresh worker.
  */
-const ISOLATED = ['test/relay/**/*.test.ts', 'test/federation/activity-memo.test.ts', 'test/setup-api/**/*.test.ts', 'test/foundation/cli*.test.ts'];
+const ISOLATED = ['test/federation/activity-memo.test.ts'];
 
 export default defineConfig({
   test: {

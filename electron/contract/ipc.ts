@@ -23,7 +23,7 @@ export interface DesktopSettings {
   notifications: NotificationKinds;
   /** The instance's data directory (null: `hearth` in the app's user-data folder). */
   dataDir: string | null;
-  /** The instance's local port (null: any free port, chosen at each start). */
+  /** The instance's local port (null: the port of the last start, 7470 at first, or another free one when it is taken: electron/main/ports.ts). */
   port: number | null;
 }
 

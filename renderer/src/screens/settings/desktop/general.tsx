@@ -53,7 +53,7 @@ export function NotificationsSection(props: { settings: DesktopSettings }): JSX.
 function parsePort(text: string): { port: number | null } | { error: string } {
   const trimmed = text.trim();
   if (trimmed === '') return { port: null };
-  if (!/^\d+$/.test(trimmed)) return { error: 'The port must be a whole number from 1024 to 65535, or empty for any free port.' };
+  if (!/^\d+$/.test(trimmed)) return { error: 'The port must be a whole number from 1024 to 65535, or empty for the port Hearth used last.' };
   const port = Number(trimmed);
   if (port < 1024 || port > 65535) return { error: 'The port must be from 1024 to 65535.' };
   return { port };
@@ -117,7 +117,7 @@ export function InstanceSection(props: { settings: DesktopSettings; info: Deskto
           onInput={(e) => setPort(e.currentTarget.value)}
         />
         <p class="hint" id="desktop-port-hint">
-          Leave it empty to let Hearth pick a free port each time it starts. A fixed port keeps the address other apps use the same.
+          Leave it empty to keep the port Hearth used last (another free one when that one is taken). A fixed port is always the same, or Hearth does not start.
         </p>
         {portError && (
           <p class="desktop-error" id="desktop-port-error" role="alert">
