@@ -2,12 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 /*
  * Two projects over one pool of two workers (one per core keeps real servers and SQLite files
- * from starving each other). Test files share their worker's modules (`isolate: false`): importing
- * the whole server again for every file was a quarter of the suite's time, and these tests keep no
- * module state of their own (every instance has its own dependencies; nothing is mocked or
- * stubbed). The relay's, federation's and setup's tests ran isolated once, and shared their
- * workers since without a difference (each fresh worker cost seconds of imports). The activity
- * memo's test checks the process-wide hook it installs, so it alone gets a fresh worker.
+ * from starving each other). Test files share their worker's process and modules (`isolate:
+ * false`): a fresh process per file imported the whole server again each time, a third of the
+ * suite's time, and these tests keep no module state of their own (every instance has its own
+ * dependencies; nothing is mocked or stubbed). The activity memo's test checks the process-wide
+ * hook it installs, so it alone gets a fresh process.
  */
 const ISOLATED = ['test/federation/activity-memo.test.ts'];
 
@@ -16,10 +15,14 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Set here, for the whole run: vitest 3 does not apply a project's `isolate: false` to the
+    // forks pool (each file got a fresh process regardless), while a project's `isolate: true`
+    // does win over this.
+    isolate: false,
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     projects: [
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED, isolate: false } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: ISOLATED } },
     ],
   },
 });
