@@ -19,6 +19,7 @@ export default defineConfig({
     // forks pool (each file got a fresh process regardless), while a project's `isolate: true`
     // does win over this.
     isolate: false,
+    setupFiles: ['test/helpers/per-file.ts'],
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     projects: [
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },

@@ -38,6 +38,17 @@ export function newId(atMs: number = now()): string {
 }
 
 /**
+ * Forgets the last id this thread made, as a process starting afresh does. For a process that
+ * hosts one instance after another on fresh databases: the test suite runs many files in one
+ * process, and a file that moved the clock an hour ahead would otherwise leave every later id of
+ * the process an hour ahead.
+ */
+export function forgetLastId(): void {
+  lastMs = 0n;
+  sequence = 0n;
+}
+
+/**
  * An identifier for a record created elsewhere at `atMs` (a remote status's published time), so
  * that ids keep sorting by creation time. The low bits are random, so it does not disturb the
  * local sequence; callers retry on the rare collision.
