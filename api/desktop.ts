@@ -2,13 +2,11 @@ import type { HearthApp } from './app.js';
 import { resolveConfig, type Config, type ConfigInput } from './config.js';
 import { listUsers } from './core/accounts/admin.js';
 import type { Deps } from './core/deps.js';
-import { OOB_REDIRECT_URI } from './core/oauth/apps.js';
+import { internalApplication } from './core/oauth/apps.js';
 import { listAuthorizedApps, revokeAuthorizedApp } from './core/oauth/authorized-apps.js';
-import { authenticate, hashSecret, issueToken, randomSecret } from './core/oauth/tokens.js';
-import { findAppByClientId, insertApp, type AppRow } from './db/repos/oauth.js';
+import { authenticate, issueToken } from './core/oauth/tokens.js';
+import type { AppRow } from './db/repos/oauth.js';
 import type { RunningServer } from './serve.js';
-import { now } from './util/clock.js';
-import { newId } from './util/ids.js';
 
 /**
  * The api's start function for the desktop app: the one entry of `api/` that `electron/` uses (its
@@ -75,27 +73,9 @@ export const DESKTOP_TOKEN_SCOPES: readonly string[] = ['read', 'write'];
 /** The client id of the desktop app's own application (its tokens show as "Hearth desktop"). */
 export const DESKTOP_CLIENT_ID = 'hearth-desktop';
 
-/**
- * The desktop app's application, made on first use. Like the command line's, its secret is never
- * known: no one can use it as an OAuth client.
- */
+/** The desktop app's application ("Hearth desktop"), made on first use. */
 function desktopApplication(deps: Deps): AppRow {
-  const existing = findAppByClientId(deps.db, DESKTOP_CLIENT_ID);
-  if (existing) return existing;
-  const at = now();
-  const app: AppRow = {
-    id: newId(at),
-    name: 'Hearth desktop',
-    website: null,
-    redirect_uris: OOB_REDIRECT_URI,
-    scopes: DESKTOP_TOKEN_SCOPES.join(' '),
-    client_id: DESKTOP_CLIENT_ID,
-    client_secret: hashSecret(randomSecret()),
-    owner_user_id: null,
-    created_at: at,
-  };
-  insertApp(deps.db, app);
-  return app;
+  return internalApplication(deps, DESKTOP_CLIENT_ID, 'Hearth desktop', DESKTOP_TOKEN_SCOPES);
 }
 
 /**

@@ -163,25 +163,30 @@ export function authenticateClient(deps: Deps, clientId: string | undefined, cli
 export const CLI_CLIENT_ID = 'hearth-cli';
 
 /**
- * The command line's application (made by migration 0085; made again here if it was deleted),
- * so that its tokens answer apps/verify_credentials. Its secret is never known: nobody can use
- * it as a client.
+ * One of Hearth's own applications (the command line's, the desktop app's), found by its client id
+ * or made on first use. Its secret is never known: nobody can use it as an OAuth client; its
+ * tokens are issued by Hearth itself and answer apps/verify_credentials like a client's.
  */
-export function commandLineApplication(deps: Deps): AppRow {
-  const existing = findAppByClientId(deps.db, CLI_CLIENT_ID);
+export function internalApplication(deps: Deps, clientId: string, name: string, scopes: readonly string[]): AppRow {
+  const existing = findAppByClientId(deps.db, clientId);
   if (existing) return existing;
   const at = now();
   const app: AppRow = {
     id: newId(at),
-    name: 'Hearth command line',
+    name,
     website: null,
     redirect_uris: OOB_REDIRECT_URI,
-    scopes: 'profile read write follow push admin:read admin:write',
-    client_id: CLI_CLIENT_ID,
+    scopes: scopes.join(' '),
+    client_id: clientId,
     client_secret: hashSecret(randomSecret()),
     owner_user_id: null,
     created_at: at,
   };
   insertApp(deps.db, app);
   return app;
+}
+
+/** The command line's application (made by migration 0085; made again here if it was deleted). */
+export function commandLineApplication(deps: Deps): AppRow {
+  return internalApplication(deps, CLI_CLIENT_ID, 'Hearth command line', ['profile', 'read', 'write', 'follow', 'push', 'admin:read', 'admin:write']);
 }
