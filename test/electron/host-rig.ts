@@ -72,13 +72,5 @@ export async function getJson(url: string, token: string): Promise<{ status: num
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** Polls `check` until it gives a truthy value (every 50 ms), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** The rig's polling helper (the federation tests'), for the host tests' imports. */
+export { eventually } from '../federation/helpers.js';
